@@ -1,0 +1,50 @@
+# dpkernels workbook: two commands do all the set-up on a fresh machine (Python >= 3.11).
+#   make reproduce [PROFILE=quick|full] [JOBS=N] [PAPERS="rubinstein2012 ..."]
+#   make test
+PYTHON  ?= python3
+VENV    ?= .venv
+PROFILE ?= quick
+JOBS    ?= 1
+PAPERS  ?=
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.dpkernels-installed
+
+.PHONY: reproduce test unit nbval report datasets bench sync clean help
+
+help:
+	@echo "make reproduce [PROFILE=quick|full] [JOBS=N]  regenerate paper_figures/ and REPORT.md"
+	@echo "make test                                     unit tests + nbval over notebooks/"
+	@echo "make bench                                    speed benchmarks (benchmarks/)"
+	@echo "make sync                                     jupytext --sync the paired notebooks"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[notebooks,compare,test]"
+	$(PY) -m ipykernel install --sys-prefix --name dpkernels --display-name "Python (dpkernels)"
+	touch $(STAMP)
+
+reproduce: $(STAMP)
+	$(VENV)/bin/dpkernels reproduce --profile $(PROFILE) --jobs $(JOBS) $(if $(PAPERS),--paper $(PAPERS),)
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+	$(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
+
+unit: $(STAMP)
+	$(PY) -m pytest tests
+
+report: $(STAMP)
+	$(VENV)/bin/dpkernels report
+
+datasets: $(STAMP)
+	$(VENV)/bin/dpkernels datasets
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+sync: $(STAMP)
+	$(VENV)/bin/jupytext --sync notebooks/*.ipynb
+
+clean:
+	rm -rf build .pytest_cache

@@ -1,0 +1,158 @@
+"""Input validation shared by every mechanism.
+
+Privacy guarantees hold only under stated assumptions (bounded row norms, labels in {-1, +1},
+finite inputs, valid privacy parameters).  The helpers here turn a broken assumption into a clear
+``ValueError`` or, where a mechanism offers it, an explicit clipping step with a
+:class:`ClippingWarning`.  Randomness always comes from a :class:`numpy.random.Generator`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "PrivacyLeakWarning",
+    "ClippingWarning",
+    "check_random_state",
+    "check_positive",
+    "check_epsilon",
+    "check_delta",
+    "check_probability",
+    "check_finite_array",
+    "check_binary_labels",
+    "check_row_norms",
+]
+
+#: Relative slack when comparing a row norm with its bound (floating point round-off only).
+NORM_RTOL = 1e-9
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """A bound the guarantee relies on was inferred from the private data itself."""
+
+
+class ClippingWarning(RuntimeWarning):
+    """Inputs were clipped to satisfy a mechanism's assumption (documented, never silent)."""
+
+
+def check_random_state(random_state: object) -> np.random.Generator:
+    """Return a :class:`numpy.random.Generator` for ``random_state``.
+
+    Accepts a ``Generator`` (used as is), an ``int`` or ``SeedSequence`` (seeds a new PCG64
+    generator) or ``None`` (fresh OS entropy).  The legacy global ``RandomState`` is refused: noise
+    must never come from the global RNG.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        "random_state must be a numpy.random.Generator, an int seed, a SeedSequence or None; "
+        f"got {type(random_state).__name__} (the legacy RandomState / global RNG is not allowed)"
+    )
+
+
+def check_positive(value: float, name: str, *, allow_inf: bool = False) -> float:
+    """Validate a strictly positive real parameter and return it as ``float``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if math.isnan(value) or value <= 0 or (math.isinf(value) and not allow_inf):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return value
+
+
+def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+    """Validate a privacy level epsilon > 0 (finite)."""
+    return check_positive(epsilon, name)
+
+
+def check_probability(value: float, name: str) -> float:
+    """Validate a probability in the open interval (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number in (0, 1), got {value!r}")
+    value = float(value)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return value
+
+
+def check_delta(delta: float, name: str = "delta") -> float:
+    """Validate a failure probability / approximate-DP delta in (0, 1)."""
+    return check_probability(delta, name)
+
+
+def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArray[np.float64]:
+    """Return ``X`` as a float64 array of the given dimension, refusing NaN and inf."""
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values; the privacy analysis needs finite inputs")
+    return arr
+
+
+def check_binary_labels(y: ArrayLike, n_samples: int | None = None) -> NDArray[np.float64]:
+    """Return labels as float array, requiring every label to be -1 or +1.
+
+    The papers' neighbouring relation and sensitivity bounds assume ``y`` in {-1, +1}; other
+    encodings (0/1, strings) are refused rather than silently re-mapped, because inferring the label
+    set from the data would itself depend on the private data.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-d, got shape {arr.shape}")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {arr.shape[0]} labels")
+    try:
+        arr = arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("labels must be -1 or +1 (numeric)") from exc
+    bad = ~np.isin(arr, (-1.0, 1.0))
+    if np.any(bad):
+        found = np.unique(arr[bad])[:5]
+        raise ValueError(f"labels must be -1 or +1 (the mechanisms' label set); found {found.tolist()}")
+    return arr
+
+
+def check_row_norms(
+    X: NDArray[np.float64],
+    bound: float,
+    *,
+    clip: bool,
+    what: str = "row L2 norms",
+    norms: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Enforce ``||x_i||_2 <= bound`` for every row.
+
+    With ``clip=False`` a violating row raises ``ValueError``; with ``clip=True`` violating rows are
+    rescaled onto the ball of radius ``bound`` and a :class:`ClippingWarning` says how many.
+    ``norms`` may carry precomputed row norms.
+    """
+    bound = check_positive(bound, "norm bound")
+    if norms is None:
+        norms = np.linalg.norm(X, axis=1)
+    over = norms > bound * (1.0 + NORM_RTOL)
+    if not np.any(over):
+        return X
+    if not clip:
+        raise ValueError(
+            f"{int(over.sum())} of {len(X)} {what} exceed the bound {bound:g} (largest {norms.max():.6g}); "
+            "the privacy guarantee assumes the bound. Rescale the data or pass clip=True to clip "
+            "rows onto the ball explicitly."
+        )
+    warnings.warn(
+        f"clipped {int(over.sum())} of {len(X)} rows to {what} <= {bound:g} (largest was {norms.max():.6g})",
+        ClippingWarning,
+        stacklevel=3,
+    )
+    scale = np.ones_like(norms)
+    scale[over] = bound / norms[over]
+    return X * scale[:, None]

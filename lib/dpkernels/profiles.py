@@ -1,0 +1,43 @@
+"""Profile parameters of the notebooks, read from ``notebooks/profiles.yaml`` (the single source).
+
+A profile (``quick`` for CI and ``make reproduce``, ``full`` for paper scale) maps each paper to the
+sizes its notebook uses.  Notebooks call :func:`load` with their papermill ``profile`` parameter and
+may override single values through their ``sizes`` parameter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["PROFILES_FILE", "PROFILE_NAMES", "load", "papers"]
+
+PROFILES_FILE = Path(__file__).resolve().parents[2] / "notebooks" / "profiles.yaml"
+PROFILE_NAMES = ("quick", "full")
+
+
+def _read() -> dict[str, dict[str, dict[str, Any]]]:
+    with open(PROFILES_FILE) as fh:
+        return yaml.safe_load(fh)
+
+
+def papers() -> list[str]:
+    """Papers that have a profile entry."""
+    return sorted(_read())
+
+
+def load(paper: str, profile: str, sizes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The parameters of ``paper`` under ``profile``, updated with ``sizes`` (unknown keys refused)."""
+    if profile not in PROFILE_NAMES:
+        raise ValueError(f"profile must be one of {PROFILE_NAMES}, got {profile!r}")
+    data = _read()
+    if paper not in data:
+        raise ValueError(f"{PROFILES_FILE} has no entry for {paper!r}")
+    params = dict(data[paper][profile])
+    for key, value in (sizes or {}).items():
+        if key not in params:
+            raise ValueError(f"unknown size {key!r} for {paper}; known: {sorted(params)}")
+        params[key] = value
+    return params

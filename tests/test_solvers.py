@@ -1,0 +1,101 @@
+"""The fast solvers against cvxpy (the exact reference), and their certificates."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from dpkernels.losses import Huber, Logistic, SmoothedHinge, make_loss
+from dpkernels.random_features import RandomFourierFeatures
+from dpkernels.solvers import solve_erm, solve_hinge_dual_cvxpy, solve_hinge_primal, solve_smooth_erm
+
+
+def problem(n: int = 250, d: int = 4, D: int = 40, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    F = RandomFourierFeatures(n_components=D, sigma=1.0, random_state=seed).fit_transform(X)
+    return F, y
+
+
+@pytest.mark.parametrize("C", [0.1, 3.0, 100.0, 1e4])
+def test_hinge_primal_matches_cvxpy_dual(C):
+    F, y = problem()
+    fast = solve_hinge_primal(F, y, C)
+    ref = solve_hinge_dual_cvxpy(y, C, X=F)
+    assert fast.converged
+    # both certified: the distance is within the sum of the two certificates (plus round-off)
+    assert np.linalg.norm(fast.coef - ref.coef) <= fast.distance_bound + ref.distance_bound + 1e-9 * (1 + np.linalg.norm(ref.coef))
+    assert fast.distance_bound <= 1e-4 * max(1.0, np.linalg.norm(fast.coef))
+    assert np.all((fast.alpha >= 0) & (fast.alpha <= C / len(y)))
+
+
+def test_hinge_dual_with_gram_matrix_equals_feature_form():
+    F, y = problem(n=80)
+    a = solve_hinge_dual_cvxpy(y, 5.0, X=F)
+    b = solve_hinge_dual_cvxpy(y, 5.0, K=F @ F.T)
+    assert np.allclose(F.T @ (b.alpha * y), a.coef, atol=1e-6)
+
+
+def huber_cvxpy(F, y, h, lam):
+    """Chaudhuri's Huber loss as an infimal convolution: l(z) = min_v [v^2 + 4h (1 + h - z - v)_+] / (4h)."""
+    n, p = F.shape
+    w, v = cp.Variable(p), cp.Variable(n)
+    z = cp.multiply(y, F @ w)
+    obj = cp.sum(cp.square(v) + 4 * h * cp.pos(1 + h - z - v)) / (4 * h * n) + lam / 2 * cp.sum_squares(w)
+    cp.Problem(cp.Minimize(obj)).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return w.value
+
+
+def logistic_cvxpy(F, y, lam):
+    w = cp.Variable(F.shape[1])
+    obj = cp.sum(cp.logistic(-cp.multiply(y, F @ w))) / len(y) + lam / 2 * cp.sum_squares(w)
+    cp.Problem(cp.Minimize(obj)).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return w.value
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-1])
+def test_newton_logistic_matches_cvxpy(lam):
+    F, y = problem()
+    sol = solve_smooth_erm(F, y, Logistic(), lam)
+    assert sol.converged and sol.distance_bound < 1e-8
+    assert np.linalg.norm(sol.coef - logistic_cvxpy(F, y, lam)) < 1e-5
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-1])
+def test_newton_huber_matches_cvxpy(lam):
+    F, y = problem()
+    sol = solve_smooth_erm(F, y, Huber(0.5), lam)
+    assert sol.converged
+    assert np.linalg.norm(sol.coef - huber_cvxpy(F, y, 0.5, lam)) < 1e-5
+
+
+def test_newton_cg_path_agrees_with_dense_path():
+    F, y = problem(n=400, D=300)  # 600 columns > the dense threshold
+    a = solve_smooth_erm(F, y, SmoothedHinge(0.5), 1e-2)
+    b = solve_smooth_erm(F[:, :500], y, SmoothedHinge(0.5), 1e-2)
+    assert a.converged and b.converged
+    assert a.distance_bound < 1e-7
+
+
+def test_objective_perturbation_term_shifts_minimiser():
+    """grad J + b/n = 0 at the perturbed minimiser (Chaudhuri et al. Eq. 6 stationarity)."""
+    F, y = problem()
+    b = np.random.default_rng(1).normal(size=F.shape[1])
+    sol = solve_smooth_erm(F, y, Logistic(), 0.05, b=b)
+    z = y * (F @ sol.coef)
+    grad = F.T @ (y * Logistic().derivative(z)) / len(y) + 0.05 * sol.coef + b / len(y)
+    assert np.linalg.norm(grad) < 1e-9
+
+
+def test_solve_erm_dispatches_on_loss():
+    F, y = problem(n=60)
+    assert solve_erm(F, y, make_loss("hinge"), 2.0).method.startswith(("liblinear", "cvxpy"))
+    assert solve_erm(F, y, make_loss("logistic"), 2.0).method == "newton"
+
+
+def test_smooth_solver_refuses_hinge():
+    F, y = problem(n=30)
+    with pytest.raises(ValueError, match="differentiable"):
+        solve_smooth_erm(F, y, make_loss("hinge"), 1.0)
