@@ -56,8 +56,10 @@ Array = NDArray[np.float64]
 SMOOTH_GTOL = 1e-10
 #: Default relative duality-gap tolerance of the hinge solver.
 HINGE_GAP_RTOL = 1e-10
-#: Free-set thresholds tried by the hinge active-set polish, in order.
-POLISH_THRESHOLDS = (1e-3, 1e-4, 1e-2, 1e-6)
+#: Free-set thresholds tried by the hinge active-set polish, in order, relative to the warm start's tolerance.
+POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
+#: liblinear tolerances tried in turn for the warm start (the first is ``liblinear_tol``'s default).
+LIBLINEAR_TOLS = (1e-7, 1e-10)
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
 #: Dense Newton up to this many features, Newton-CG beyond.
@@ -190,20 +192,20 @@ def hinge_duality_gap(margins: Array, alpha: Array, upper: float) -> float:
     return float(np.sum(alpha * np.maximum(margins - 1.0, 0.0) + (upper - alpha) * np.maximum(1.0 - margins, 0.0)))
 
 
-def _active_set_polish(
-    A: Array, upper: float, margins0: Array, tau: float, max_iter: int = 15
+def _pdas(
+    A: Array, upper: float, upper_set: NDArray[np.bool_], lower_set: NDArray[np.bool_], max_iter: int = 10
 ) -> tuple[Array, Array, Array, int, bool]:
-    """Primal-dual active-set method for min (1/2) a'AA'a - 1'a, 0 <= a <= upper (A = y * X).
+    """Primal-dual active-set method for the dual min (1/2) a'AA'a - 1'a, 0 <= a <= upper (A = y * X).
 
-    Starts from the partition suggested by approximate margins (|m - 1| <= tau: free), each step solves
-    the KKT system on the free set exactly.  Returns (alpha, w, margins, iterations, converged); on
-    convergence the partition is self-consistent, i.e. the KKT conditions hold up to round-off.
+    Starts from a guessed partition (alpha = upper / alpha = 0 / free); each step solves the KKT system
+    on the free set exactly.  Returns (alpha, w, margins, iterations, converged); on convergence the
+    partition is self-consistent, i.e. the KKT conditions hold up to round-off.
     """
-    upper_set = margins0 < 1.0 - tau
-    lower_set = margins0 > 1.0 + tau
-    c = 1.0
+    max_free = max(2 * A.shape[1], 50)
     for it in range(1, max_iter + 1):
         free = ~(upper_set | lower_set)
+        if free.sum() > max_free:  # far from the optimum (generically <= F free duals): give up
+            break
         b = upper * (upper_set.astype(np.float64) @ A)
         alpha = np.where(upper_set, upper, 0.0)
         if np.any(free):
@@ -212,21 +214,24 @@ def _active_set_polish(
             G = Af @ Af.T
             try:
                 a_free = cho_solve(cho_factor(G), rhs)
-            except LinAlgError:
+            except LinAlgError:  # duplicated margin points: the duals are not unique, w is
                 a_free = np.linalg.lstsq(G, rhs, rcond=None)[0]
             alpha[free] = a_free
             w = b + Af.T @ a_free
         else:
             w = b
         margins = A @ w
-        grad = margins - 1.0
-        trial = alpha - c * grad
+        trial = alpha - (margins - 1.0)
         new_upper = trial > upper
         new_lower = trial < 0.0
         if np.array_equal(new_upper, upper_set) and np.array_equal(new_lower, lower_set):
             return np.clip(alpha, 0.0, upper), w, margins, it, True
         upper_set, lower_set = new_upper, new_lower
-    return np.clip(alpha, 0.0, upper), w, margins, max_iter, False
+    if "w" not in locals():
+        alpha = np.where(upper_set, upper, 0.0)
+        w = A.T @ alpha
+        margins = A @ w
+    return np.clip(alpha, 0.0, upper), w, margins, it, False
 
 
 def solve_hinge_primal(
@@ -235,45 +240,58 @@ def solve_hinge_primal(
     C: float,
     *,
     gap_rtol: float = HINGE_GAP_RTOL,
-    liblinear_tol: float = 1e-4,
+    liblinear_tol: float = 1e-7,
     max_iter: int = 100_000,
 ) -> ERMSolution:
     """Hinge-loss SVM without bias, min (1/2)||w||^2 + (C/n) sum (1 - y_i <w, x_i>)_+ (Rubinstein Eq. 1).
 
-    liblinear (scikit-learn ``LinearSVC``, C_liblinear = C/n) gives a warm start; an active-set polish
-    solves the dual KKT system exactly.  ``alpha`` are the duals of Eq. (1) (0 <= alpha_i <= C/n),
-    ``gap`` the duality gap, ``distance_bound = sqrt(2 gap)`` certifies ||w - w*||_2.  The solution is
-    accepted when gap <= gap_rtol * max(1, P(w)); otherwise ``converged`` is False.
+    liblinear (scikit-learn ``LinearSVC``, C_liblinear = C/n, fixed shuffling seed) gives a warm start;
+    a primal-dual active-set polish solves the dual KKT system exactly, seeded by the warm start's
+    margins; when they are too ambiguous for the polish the warm start is recomputed at tighter
+    tolerances (``LIBLINEAR_TOLS``).  ``alpha`` are the duals of Eq. (1)
+    (0 <= alpha_i <= C/n), ``gap`` the duality gap, ``distance_bound = sqrt(2 gap)`` certifies
+    ||w - w*||_2.  The solution is accepted (``converged``) when the partition is self-consistent and
+    gap <= gap_rtol * max(1, P(w)).
     """
     C = check_positive(C, "C")
     n = X.shape[0]
     upper = C / n
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svc = LinearSVC(C=upper, loss="hinge", fit_intercept=False, dual=True, tol=liblinear_tol, max_iter=max_iter)
-        svc.fit(X, y)
-    w0 = svc.coef_.ravel().astype(np.float64)
     A = X * y[:, None]
-    margins0 = A @ w0
     best: tuple[float, Array, Array, Array, int, bool] | None = None
-    for tau in POLISH_THRESHOLDS:  # the free set is guessed from margins within tau of 1
-        alpha, w, margins, it, ok = _active_set_polish(A, upper, margins0, tau)
+    n_iter = 0
+
+    def consider(result: tuple[Array, Array, Array, int, bool]) -> bool:
+        nonlocal best
+        alpha, w, margins, it, ok = result
         gap = hinge_duality_gap(margins, alpha, upper)
         if best is None or (ok, -gap) > (best[5], -best[0]):
             best = (gap, alpha, w, margins, it, ok)
-        if ok:
+        return ok
+
+    # Near-duplicate points (one-hot data) leave many margins close to 1: the partition guessed from a
+    # loose warm start is then ambiguous, so the warm start is tightened until the polish succeeds.
+    for tol in LIBLINEAR_TOLS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            tol = tol * liblinear_tol / LIBLINEAR_TOLS[0]
+            svc = LinearSVC(C=upper, loss="hinge", fit_intercept=False, dual=True, tol=tol, max_iter=max_iter,
+                            random_state=0).fit(X, y)
+        n_iter += int(svc.n_iter_)
+        margins0 = A @ svc.coef_.ravel().astype(np.float64)
+        taus = [factor * tol for factor in POLISH_THRESHOLD_FACTORS]
+        if any(consider(_pdas(A, upper, margins0 < 1.0 - tau, margins0 > 1.0 + tau)) for tau in taus):
             break
     gap, alpha, w, margins, it, ok = best
     primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
-    if not (ok and gap <= gap_rtol * max(1.0, primal)) and n <= CVXPY_FALLBACK_MAX_N:
+    if not gap <= gap_rtol * max(1.0, primal) and n <= CVXPY_FALLBACK_MAX_N:
         ref = solve_hinge_dual_cvxpy(y, C, X=X)
         if ref.gap is not None and ref.gap < gap:
-            ref.n_iter += int(svc.n_iter_)
+            ref.n_iter += n_iter
             return ref
-    converged = ok and gap <= gap_rtol * max(1.0, primal)
+    converged = gap <= gap_rtol * max(1.0, primal)
     return ERMSolution(
         coef=w, objective=primal / C, distance_bound=math.sqrt(2.0 * max(gap, 0.0)), method="liblinear+active-set",
-        n_iter=int(svc.n_iter_) + it, converged=converged, alpha=alpha, gap=gap,
+        n_iter=n_iter + it, converged=converged, alpha=alpha, gap=gap,
     )
 
 

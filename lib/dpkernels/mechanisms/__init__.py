@@ -1,0 +1,6 @@
+"""Differentially private mechanisms, one module per paper, as scikit-learn-style estimators."""
+
+from dpkernels.mechanisms.base import Guarantee
+from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
+
+__all__ = ["Guarantee", "PrivateSVM", "PrivateSVMFinite"]

@@ -1,0 +1,39 @@
+"""What every mechanism states: its privacy guarantee and the assumptions it relies on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Guarantee", "REPLACE_ONE"]
+
+#: The neighbouring relation of all five papers' replacement-style definitions.
+REPLACE_ONE = "replace-one: D and D' have the same n and differ in one example (x_i, y_i)"
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """A mechanism's privacy statement.
+
+    ``epsilon``/``delta``: the level the calibration targets; ``epsilon_solver``: the level that holds
+    when the non-private minimiser is only certified to within the solver tolerance (see
+    :mod:`dpkernels.solvers`); ``released``: exactly what is published.
+    """
+
+    epsilon: float
+    delta: float
+    neighbouring: str
+    released: str
+    statement: str
+    assumptions: tuple[str, ...] = field(default_factory=tuple)
+    epsilon_solver: float | None = None
+
+    def __str__(self) -> str:
+        lines = [
+            f"({self.epsilon:g}, {self.delta:g})-differential privacy [{self.statement}]",
+            f"  neighbouring: {self.neighbouring}",
+            f"  released: {self.released}",
+        ]
+        if self.epsilon_solver is not None:
+            lines.append(f"  with the certified solver tolerance: epsilon <= {self.epsilon_solver:.6g}")
+        lines += [f"  assumes: {a}" for a in self.assumptions]
+        return "\n".join(lines)

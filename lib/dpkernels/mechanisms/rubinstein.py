@@ -1,0 +1,350 @@
+"""Rubinstein, Bartlett, Huang and Taft (2012): PrivateSVM-Finite (Algorithm 2) and PrivateSVM (Algorithm 3).
+
+Both mechanisms solve the SVM primal (1/2)||w||^2 + (C/n) sum_i l(y_i, <w, phi(x_i)>) without a bias
+term (the paper's model) and release w-hat = w-tilde + mu with mu i.i.d. Laplace(0, lambda):
+
+* :class:`PrivateSVMFinite`: a finite feature map (the identity by default) with ||phi(x)|| <= kappa;
+  lambda = 4 L C kappa sqrt(F) / (epsilon n) (Theorem 10, via Lemma 9's L1 sensitivity).
+* :class:`PrivateSVM`: random Fourier features (Eq. 6) of a translation-invariant kernel, so that
+  ||phi-hat(x)|| = 1; the release is w-hat and the frequencies rho_1..rho_d-hat;
+  lambda = 2^{2.5} L C sqrt(d-hat) / (epsilon n) (Corollary 12).
+
+Guarantee: epsilon-differential privacy (the paper's beta) under the replace-one neighbouring relation,
+assuming labels in {-1, +1}, ||phi(x)|| <= kappa for every possible input, an L-Lipschitz convex loss and
+the *exact* minimiser.  The solver certifies ||w - w*|| <= eta (see :mod:`dpkernels.solvers`); fitting
+refuses to release when eta > solver_tol * (4 L C kappa / n), so the release is
+epsilon (1 + 2 solver_tol)-DP in the worst case (:attr:`guarantee_`).
+
+Intercept.  The paper has none.  ``fit_intercept=True`` appends a constant feature s =
+``intercept_scaling`` to phi (as liblinear does), so the bias is regularised like w and the feature
+norm bound becomes kappa' = sqrt(kappa^2 + s^2), which the noise calibration uses.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpkernels._validation import (
+    PrivacyLeakWarning,
+    check_binary_labels,
+    check_epsilon,
+    check_finite_array,
+    check_positive,
+    check_random_state,
+    check_row_norms,
+)
+from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
+from dpkernels.losses import make_loss
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee
+from dpkernels.noise import laplace_vector
+from dpkernels.random_features import RandomFourierFeatures
+from dpkernels.solvers import ERMSolution, solve_erm
+
+__all__ = ["PrivateSVMFinite", "PrivateSVM"]
+
+Array = NDArray[np.float64]
+
+
+class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
+    """Shared fit / release logic of Algorithms 2 and 3."""
+
+    _statement = ""
+    _released = ""
+
+    # hooks ------------------------------------------------------------------------------------
+    def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
+        """Return (phi(X), kappa) for the training data."""
+        raise NotImplementedError
+
+    def _transform(self, X: Array) -> Array:
+        raise NotImplementedError
+
+    def _noise_scale(self, epsilon: float, L: float, C: float, kappa: float, F: int, n: int) -> float:
+        return theorem_10_noise_scale(epsilon, L, C, kappa, F, n)
+
+    # estimator API ------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "_OutputPerturbedSVM":
+        X = check_finite_array(X)
+        y = check_binary_labels(y, X.shape[0])
+        epsilon = check_epsilon(self.epsilon)
+        C = check_positive(self.C, "C")
+        solver_tol = check_positive(self.solver_tol, "solver_tol")
+        loss = make_loss(self.loss, self.huber_h)
+        rng = check_random_state(self.random_state)
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.array([-1, 1])
+        Phi, kappa = self._fit_features(X, rng)
+        if self.fit_intercept:
+            s = check_positive(self.intercept_scaling, "intercept_scaling")
+            Phi = np.hstack([Phi, np.full((Phi.shape[0], 1), s)])
+            kappa = math.sqrt(kappa**2 + s**2)
+        n, F = Phi.shape
+        L = loss.lipschitz
+        sol = solve_erm(Phi, y, loss, C)
+        l2, l1 = lemma_9_sensitivity(L, C, kappa, n, F)
+        if not sol.distance_bound <= solver_tol * l2:
+            raise RuntimeError(
+                f"the solver certified ||w - w*|| <= {sol.distance_bound:.3g}, above solver_tol * sensitivity = "
+                f"{solver_tol * l2:.3g}; refusing to release (the guarantee assumes the exact minimiser)"
+            )
+        if self.noise_scale is None:
+            lam = self._noise_scale(epsilon, L, C, kappa, F, n)
+        else:
+            lam = check_positive(self.noise_scale, "noise_scale")
+        self._nonprivate = sol
+        self.kappa_ = kappa
+        self.sensitivity_l2_ = l2
+        self.sensitivity_l1_ = l1
+        self.noise_scale_ = lam
+        self.solver_distance_bound_ = sol.distance_bound
+        w_hat = sol.coef + laplace_vector(lam, F, rng)
+        self._set_coef(w_hat)
+        eps_level = l1 / lam
+        self.guarantee_ = Guarantee(
+            epsilon=eps_level,
+            delta=0.0,
+            neighbouring=REPLACE_ONE,
+            released=self._released,
+            statement=self._statement if self.noise_scale is None else f"{self._statement} with lambda given: epsilon = L1 sensitivity / lambda",
+            assumptions=(
+                "labels in {-1, +1}",
+                f"||phi(x)||_2 <= kappa = {kappa:.6g} for every possible input x",
+                f"loss {loss.name}: convex, {L:g}-Lipschitz in the prediction",
+                "the released w-tilde is the exact minimiser (certified to within solver_tol * sensitivity)",
+            ),
+            epsilon_solver=eps_level * (1.0 + 2.0 * sol.distance_bound / l2),
+        )
+        return self
+
+    def _set_coef(self, w_hat: Array) -> None:
+        if self.fit_intercept:
+            self.coef_ = w_hat[:-1]
+            self.intercept_ = float(w_hat[-1] * self.intercept_scaling)
+        else:
+            self.coef_ = w_hat
+            self.intercept_ = 0.0
+
+    def decision_function(self, X: ArrayLike) -> Array:
+        """f-hat(x) = <w-hat, phi(x)> (+ intercept)."""
+        check_is_fitted(self, "coef_")
+        return self._transform(check_finite_array(X)) @ self.coef_ + self.intercept_
+
+    def predict(self, X: ArrayLike) -> Array:
+        return np.where(self.decision_function(X) >= 0, 1, -1)
+
+    # evaluation helpers (never release these) --------------------------------------------------
+    def nonprivate_decision_function(self, X: ArrayLike) -> Array:
+        """The non-private SVM f-tilde(x) = <w-tilde, phi(x)>, for utility measurements only: not private."""
+        check_is_fitted(self, "coef_")
+        w = self._nonprivate.coef
+        Z = self._transform(check_finite_array(X))
+        if self.fit_intercept:
+            return Z @ w[:-1] + w[-1] * self.intercept_scaling
+        return Z @ w
+
+    @property
+    def nonprivate_solution(self) -> ERMSolution:
+        """The non-private minimiser and its certificate (evaluation only: not private)."""
+        check_is_fitted(self, "coef_")
+        return self._nonprivate
+
+    def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
+        """``n_draws`` further releases w-tilde + mu from the cached non-private solution (audits, Monte Carlo).
+
+        Each row is distributed exactly as the released vector of a fresh :meth:`fit` (including the
+        intercept component when ``fit_intercept``); the solve is not repeated.  With ``epsilon`` the
+        noise is recalibrated to that level (lambda scales as 1/epsilon), so one solve serves a whole
+        privacy sweep.
+        """
+        check_is_fitted(self, "coef_")
+        w = self._nonprivate.coef
+        lam = self.noise_scale_
+        if epsilon is not None:
+            if self.noise_scale is not None:
+                raise ValueError("epsilon cannot recalibrate an explicitly given noise_scale")
+            lam = self.sensitivity_l1_ / check_epsilon(epsilon)
+        return w + laplace_vector(lam, (int(n_draws), w.shape[0]), random_state)
+
+
+class PrivateSVMFinite(_OutputPerturbedSVM):
+    """PrivateSVM-Finite (Rubinstein et al. 2012, Algorithm 2): Laplace output perturbation of the SVM.
+
+    Parameters
+    ----------
+    epsilon : float, keyword-only
+        Privacy level (the paper's beta).
+    C : float
+        Soft-margin parameter of (1/2)||w||^2 + (C/n) sum l.
+    loss : {"hinge", "huber", "logistic", "smoothed_hinge"}
+        Convex loss; all are 1-Lipschitz (L = 1).
+    huber_h : float
+        Smoothing width of the Huber / smoothed hinge losses.
+    feature_map : None, fitted transformer or callable
+        None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
+        :class:`~dpkernels.random_features.RandomFourierFeatures`) supplies its own bound kappa.  Any other
+        callable needs ``data_norm``.
+    data_norm : float or None
+        kappa, a bound on ||phi(x)||_2 over *all possible* inputs.  When None and no bound is known it is
+        taken from the data, with a :class:`~dpkernels.PrivacyLeakWarning` (that choice leaks).
+    clip : bool
+        Rows with ||phi(x)|| > kappa raise ``ValueError`` (False) or are rescaled onto the ball with a
+        :class:`~dpkernels.ClippingWarning` (True).
+    fit_intercept, intercept_scaling : see the module docstring.
+    noise_scale : float or None
+        lambda; None uses Theorem 10.  With a given lambda the guarantee is epsilon = Delta_1 / lambda.
+    solver_tol : float
+        Largest certified solver error, relative to the L2 sensitivity, accepted before release.
+    random_state : numpy.random.Generator, int or None
+        Source of the Laplace noise.
+
+    Attributes
+    ----------
+    coef_ : w-hat (the release); intercept_ ; noise_scale_ : lambda ; sensitivity_l1_, sensitivity_l2_ :
+    Lemma 9's bounds ; kappa_ ; guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee`.
+    """
+
+    _statement = "Rubinstein et al. (2012) Theorem 10"
+    _released = "w-hat = w-tilde + Laplace(lambda)^F (the feature map is public)"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        C: float = 1.0,
+        loss: str = "hinge",
+        huber_h: float = 0.5,
+        feature_map: object = None,
+        data_norm: float | None = None,
+        clip: bool = False,
+        fit_intercept: bool = False,
+        intercept_scaling: float = 1.0,
+        noise_scale: float | None = None,
+        solver_tol: float = 1e-3,
+        random_state: object = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.C = C
+        self.loss = loss
+        self.huber_h = huber_h
+        self.feature_map = feature_map
+        self.data_norm = data_norm
+        self.clip = clip
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.noise_scale = noise_scale
+        self.solver_tol = solver_tol
+        self.random_state = random_state
+
+    def _map(self) -> Callable[[Array], Array]:
+        fm = self.feature_map
+        if fm is None:
+            return lambda X: X
+        if hasattr(fm, "transform"):
+            return fm.transform
+        if callable(fm):
+            return fm
+        raise ValueError("feature_map must be None, a fitted transformer or a callable")
+
+    def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
+        Phi = check_finite_array(self._map()(X), "phi(X)")
+        norms = np.linalg.norm(Phi, axis=1)
+        if self.data_norm is not None:
+            kappa = check_positive(self.data_norm, "data_norm")
+        elif self.feature_map is not None and hasattr(self.feature_map, "max_feature_norm"):
+            kappa = float(self.feature_map.max_feature_norm)
+        else:
+            kappa = float(norms.max())
+            warnings.warn(
+                f"data_norm not given: using the data's largest feature norm {kappa:.6g} as kappa. This bound depends "
+                "on the private data and leaks it; pass data_norm (a bound over all possible inputs).",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
+        Phi = check_row_norms(Phi, kappa, clip=self.clip, what="feature norms ||phi(x)||", norms=norms)
+        self.feature_kappa_ = kappa
+        self.feature_bound_ = float(np.max(np.abs(Phi)))
+        return Phi, kappa
+
+    def _transform(self, X: Array) -> Array:
+        Phi = self._map()(X)
+        if self.clip:  # the same per-record clipping as in fit
+            norms = np.linalg.norm(Phi, axis=1)
+            Phi = Phi / np.maximum(norms / self.feature_kappa_, 1.0)[:, None]
+        return Phi
+
+
+class PrivateSVM(_OutputPerturbedSVM):
+    """PrivateSVM (Rubinstein et al. 2012, Algorithm 3): the SVM in a random Fourier feature space, Laplace output perturbation.
+
+    Parameters
+    ----------
+    epsilon : float, keyword-only
+        Privacy level (the paper's beta).
+    C : float
+        Soft-margin parameter.
+    kernel : {"rbf", "laplacian", "cauchy"}
+        Translation-invariant kernel (Table 2, normalised so that k(x, x) = 1).
+    sigma : float
+        Kernel bandwidth (RBF: exp(-||D||^2 / (2 sigma^2))).
+    n_components : int
+        d-hat, the number of frequencies (2 d-hat features).
+    loss, huber_h, fit_intercept, intercept_scaling, noise_scale, solver_tol, random_state :
+        as for :class:`PrivateSVMFinite`; the default lambda is Corollary 12's.
+
+    Attributes
+    ----------
+    coef_ : w-hat in R^{2 d-hat} ; frequencies_ : rho_1..rho_d-hat (released with coef_) ;
+    noise_scale_, sensitivity_l1_, sensitivity_l2_, guarantee_ as for :class:`PrivateSVMFinite`.
+    """
+
+    _statement = "Rubinstein et al. (2012) Corollary 12"
+    _released = "w-hat = w-tilde + Laplace(lambda)^{2 d-hat} and the frequencies rho_1..rho_d-hat (data-independent)"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        n_components: int = 100,
+        loss: str = "hinge",
+        huber_h: float = 0.5,
+        fit_intercept: bool = False,
+        intercept_scaling: float = 1.0,
+        noise_scale: float | None = None,
+        solver_tol: float = 1e-3,
+        random_state: object = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.n_components = n_components
+        self.loss = loss
+        self.huber_h = huber_h
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.noise_scale = noise_scale
+        self.solver_tol = solver_tol
+        self.random_state = random_state
+
+    def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
+        self.rff_ = RandomFourierFeatures(self.kernel, self.sigma, self.n_components, random_state=rng).fit(X)
+        self.frequencies_ = self.rff_.frequencies_
+        return self.rff_.transform(X), 1.0
+
+    def _transform(self, X: Array) -> Array:
+        return self.rff_.transform(X)
+
+    def _noise_scale(self, epsilon: float, L: float, C: float, kappa: float, F: int, n: int) -> float:
+        if self.fit_intercept:  # the constant feature changes kappa: fall back to Theorem 10
+            return theorem_10_noise_scale(epsilon, L, C, kappa, F, n)
+        return corollary_12_noise_scale(epsilon, L, C, int(self.n_components), n)
