@@ -29,7 +29,7 @@ reproduce: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
-	$(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
+	DPKERNELS_OUTPUT=build/nbval-figures $(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
 
 unit: $(STAMP)
 	$(PY) -m pytest tests

@@ -85,9 +85,13 @@ class Checks:
                           "measured": _fmt(measured), "status": status, "detail": detail})
         return status
 
-    def at_most(self, claim: str, check: str, *, bound: float, measured: float, detail: str = "") -> str:
-        """``holds`` when measured <= bound (a claimed upper bound), else ``violated``."""
-        ok = bool(np.isfinite(measured)) and measured <= bound
+    def at_most(self, claim: str, check: str, *, bound: float, measured: float, detail: str = "", rtol: float = 0.0) -> str:
+        """``holds`` when measured <= bound (a claimed upper bound), else ``violated``.
+
+        ``rtol`` admits measured <= bound (1 + rtol) for bounds that are attained exactly, where the
+        measurement carries floating-point or certified solver error; the caller states it in ``detail``.
+        """
+        ok = bool(np.isfinite(measured)) and measured <= bound * (1.0 + rtol)
         return self.add(claim, check, bound=bound, measured=measured, status="holds" if ok else "violated", detail=detail)
 
     def at_least(self, claim: str, check: str, *, bound: float, measured: float, detail: str = "") -> str:

@@ -59,7 +59,7 @@ HINGE_GAP_RTOL = 1e-10
 #: Free-set thresholds tried by the hinge active-set polish, in order, relative to the warm start's tolerance.
 POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
 #: liblinear tolerances tried in turn for the warm start (the first is ``liblinear_tol``'s default).
-LIBLINEAR_TOLS = (1e-7, 1e-10)
+LIBLINEAR_TOLS = (1e-6, 1e-10)
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
 #: Dense Newton up to this many features, Newton-CG beyond.
@@ -240,7 +240,7 @@ def solve_hinge_primal(
     C: float,
     *,
     gap_rtol: float = HINGE_GAP_RTOL,
-    liblinear_tol: float = 1e-7,
+    liblinear_tol: float = 1e-6,
     max_iter: int = 100_000,
 ) -> ERMSolution:
     """Hinge-loss SVM without bias, min (1/2)||w||^2 + (C/n) sum (1 - y_i <w, x_i>)_+ (Rubinstein Eq. 1).

@@ -50,7 +50,10 @@ __all__ = [
     "theorem_13_experiment",
     "rate_table",
     "loglog_slope",
+    "sensitivity_problem",
     "privacy_audit",
+    "audit_lemma_22_pair",
+    "audit_rff_adversarial_pair",
     "adult_privacy_utility",
 ]
 
@@ -183,7 +186,7 @@ def _project_ball(x: Array) -> Array:
     return x / nrm if nrm > 1 else x
 
 
-def _setting_problem(s: SensitivitySetting, rng: np.random.Generator) -> tuple[Array, Array, Callable[[Array, Array], Array], Callable, Callable, float, int]:
+def sensitivity_problem(s: SensitivitySetting, rng: np.random.Generator) -> tuple[Array, Array, Callable[[Array, Array], Array], Callable, Callable, float, int]:
     X = np.array([_unit_ball_point(s.d)(rng) for _ in range(s.n)])
     y = np.where(X[:, 0] + 0.3 * rng.standard_normal(s.n) > 0, 1.0, -1.0)
     loss = make_loss(s.loss)
@@ -201,7 +204,7 @@ def _setting_problem(s: SensitivitySetting, rng: np.random.Generator) -> tuple[A
 
 def _one_setting(s: SensitivitySetting, n_random: int, n_adv: int, maxiter: int, seed: int) -> list[dict[str, object]]:
     rng = np.random.default_rng(seed)
-    X, y, fit, sample, project, kappa, F = _setting_problem(s, rng)
+    X, y, fit, sample, project, kappa, F = sensitivity_problem(s, rng)
     w_d = fit(X, y)
     l2_bound, l1_bound = R.lemma_9_sensitivity(1.0, s.C, kappa, s.n, F)
     tight = R.sensitivity_strong_convexity(1.0, s.C, kappa, s.n)
@@ -242,8 +245,13 @@ def lemma_22_experiment(ns: Sequence[int], Cs: Sequence[float]) -> pd.DataFrame:
             s1 = solve_hinge_dual_cvxpy(db.y1, C, X=db.X1)
             s2 = solve_hinge_dual_cvxpy(db.y2, C, X=db.X2)
             w1, w2 = float(s1.coef[0]), float(s2.coef[0])
+            # the largest eps the proof's condition 1/M > C(Mn - m)/n allows: eps^2 < C / (2n(2n - 1))
+            eps_max = 0.999 * math.sqrt(C / (2 * n * (2 * n - 1)))
+            db_s = R.lemma_22_databases(n, C, eps=eps_max)
+            w_s = [float(solve_hinge_dual_cvxpy(yy, C, X=XX).coef[0]) for XX, yy in ((db_s.X1, db_s.y1), (db_s.X2, db_s.y2))]
             rows.append({
                 "n": n, "C": C, "M": db.M, "m": db.m, "condition": cond,
+                "separation_closed": abs(w2c - w1c), "eps_strict": eps_max, "separation_strict_qp": abs(w_s[1] - w_s[0]),
                 "w1_closed": w1c, "w1_qp": w1, "w2_closed": w2c, "w2_qp": w2,
                 "max_abs_diff": max(abs(w1 - w1c), abs(w2 - w2c)),
                 "separation_at_1": abs(w1 - w2), "claimed_separation": R.lemma_22_separation(C, n),
@@ -301,23 +309,23 @@ def appendix_a_construction(C: float = 1e4) -> dict[str, object]:
     pos = np.array([[-0.6, 0.45], [0.0, 0.55], [0.6, 0.65]])
 
     def fit(P: Array) -> tuple[Array, Array]:
-        X = np.vstack([neg, P])
+        """Weights (w_1, w_2, b) and the support-vector mask (examples on or inside the margin)."""
+        X = np.c_[np.vstack([neg, P]), np.ones(len(neg) + len(P))]
         y = np.r_[-np.ones(len(neg)), np.ones(len(P))]
-        sol = solve_erm(np.c_[X, np.ones(len(X))], y, make_loss("hinge"), C)
-        return sol.coef, sol.alpha
+        w = solve_erm(X, y, make_loss("hinge"), C).coef
+        return w, y * (X @ w) <= 1.0 + 1e-6
 
-    w0, a0 = fit(pos)
+    w0, sv0 = fit(pos)
     moved_sv = pos.copy()
     moved_sv[0] = [-0.6, 0.9]  # move the positive support vector away from the negatives
-    w1, a1 = fit(moved_sv)
+    w1, sv1 = fit(moved_sv)
     moved_non_sv = pos.copy()
     moved_non_sv[2] = [0.6, 0.8]  # move a non-support vector further out
     w2, _ = fit(moved_non_sv)
-    tol = 1e-6 * C / (len(neg) + 3)
     return {
         "neg": neg, "pos": pos, "pos_moved_sv": moved_sv, "pos_moved_non_sv": moved_non_sv,
         "w": w0, "w_moved_sv": w1, "w_moved_non_sv": w2,
-        "sv": a0 > tol, "sv_moved": a1 > tol,
+        "sv": sv0, "sv_moved": sv1,
         "change_moved_sv": float(np.linalg.norm(w1 - w0)), "change_moved_non_sv": float(np.linalg.norm(w2 - w0)),
     }
 
@@ -384,7 +392,7 @@ def lemma_16_experiment(n_points: int = 2000, random_state: int = 0) -> pd.DataF
         return 0.5 * float(w @ w) + C / len(y) * float(np.sum(loss.value(y * (X @ w))))
 
     r_s = risk(sol.coef)
-    scales = 10 ** rng.uniform(-4, 1, n_points)
+    scales = 10 ** rng.uniform(-3, 1, n_points)
     W = sol.coef + scales[:, None] * rng.normal(size=(n_points, 3))
     excess = np.array([risk(w) for w in W]) - r_s
     dist = np.linalg.norm(W - sol.coef, axis=1)
@@ -587,6 +595,43 @@ def privacy_audit(model_d: PrivateSVMFinite | PrivateSVM, model_dprime: PrivateS
             "pair_l1": delta_l1, "lemma9_l1": model_d.sensitivity_l1_, "noise_scale": model_d.noise_scale_,
             "epsilon_pair_exact": delta_l1 / model_d.noise_scale_, "p_hat": res.p_hat, "q_hat": res.q_hat,
             "n_releases": n_releases}
+
+
+def audit_lemma_22_pair(epsilon: float, n_releases: int, n: int = 20, C: float = 0.5, M: float = 1.0, m: float = 0.01,
+                        noise_scale: float | None = None, random_state: int = 0) -> dict[str, float]:
+    """Audit PrivateSVM-Finite (linear, d = 1) on Lemma 22's databases with x_n = M - m (near-worst case as m -> 0).
+
+    With ``noise_scale`` the mechanism is mis-calibrated on purpose (the audit's negative control).
+    """
+    pair = R.lemma_22_databases(n, C, M=M, m=m)
+    fit = lambda X, y: PrivateSVMFinite(epsilon=epsilon, C=C, data_norm=M, noise_scale=noise_scale,  # noqa: E731
+                                        random_state=random_state).fit(X, y)
+    return privacy_audit(fit(pair.X1, pair.y1), fit(pair.X2, pair.y2), n_releases, random_state=random_state)
+
+
+def audit_rff_adversarial_pair(epsilon: float, n_releases: int, n: int = 40, C: float = 1.0, sigma: float = 0.5,
+                               d_hat: int = 10, n_adv: int = 16, maxiter: int = 60, random_state: int = 0) -> dict[str, float]:
+    """Audit PrivateSVM (RBF) on the neighbour found by the adversarial search for its own frequencies.
+
+    Both databases are fitted with the same seed, hence the same (data-independent) frequencies.
+    """
+    rng = np.random.default_rng(random_state)
+    X = np.array([_unit_ball_point(2)(rng) for _ in range(n)])
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    make = lambda Xa, ya: PrivateSVM(epsilon=epsilon, C=C, sigma=sigma, n_components=d_hat,  # noqa: E731
+                                     random_state=np.random.default_rng([random_state, 1])).fit(Xa, ya)
+    first = make(X, y)
+    freqs = first.frequencies_
+    hinge = make_loss("hinge")
+    fit = lambda Xa, ya: solve_erm(rff_paired(Xa, freqs), ya, hinge, C).coef  # noqa: E731
+    adv = adversarial_neighbour_sensitivity(fit, X, y, _unit_ball_point(2), lambda x: np.clip(x, -2.0, 2.0), n_random=n_adv,
+                                            n_refine=2, maxiter=maxiter, random_state=rng, w_d=first.nonprivate_solution.coef)
+    Xb, yb = X.copy(), y.copy()
+    Xb[adv.index], yb[adv.index] = adv.x_replacement, adv.y_replacement
+    second = make(Xb, yb)
+    if not np.array_equal(first.frequencies_, second.frequencies_):
+        raise RuntimeError("the two fits must share their frequencies")
+    return {**privacy_audit(first, second, n_releases, random_state=random_state), "pair_l2": adv.l2}
 
 
 # ----------------------------------------------------------------------------------------------
