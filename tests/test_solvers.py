@@ -99,3 +99,20 @@ def test_smooth_solver_refuses_hinge():
     F, y = problem(n=30)
     with pytest.raises(ValueError, match="differentiable"):
         solve_smooth_erm(F, y, make_loss("hinge"), 1.0)
+
+
+@pytest.mark.parametrize("C", [10.0, 1000.0])
+def test_hinge_certifies_on_duplicated_rows(C):
+    """One-hot data (Adult) repeats rows, so many margins tie at 1 and the duals are not unique; the
+    solver must still certify its solution (and agree with cvxpy)."""
+    rng = np.random.default_rng(4)
+    base = rng.integers(0, 2, size=(150, 6)).astype(float)
+    X = base[rng.integers(0, 150, size=1500)]
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X @ rng.normal(size=6) + 0.3 * rng.normal(size=1500) > 0, 1.0, -1.0)
+    F = RandomFourierFeatures(n_components=30, sigma=0.7, random_state=1).fit_transform(X)
+    fast = solve_hinge_primal(F, y, C)
+    ref = solve_hinge_dual_cvxpy(y, C, X=F)
+    assert fast.converged and fast.method == "liblinear+active-set"
+    assert fast.distance_bound <= 1e-3 * 4 * C / len(y)
+    assert np.linalg.norm(fast.coef - ref.coef) <= fast.distance_bound + ref.distance_bound + 1e-8

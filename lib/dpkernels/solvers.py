@@ -33,6 +33,7 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.optimize import lsq_linear
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
@@ -202,6 +203,7 @@ def _pdas(
     partition is self-consistent, i.e. the KKT conditions hold up to round-off.
     """
     max_free = max(2 * A.shape[1], 50)
+    best: tuple[float, Array, Array, Array] | None = None
     for it in range(1, max_iter + 1):
         free = ~(upper_set | lower_set)
         if free.sum() > max_free:  # far from the optimum (generically <= F free duals): give up
@@ -224,14 +226,39 @@ def _pdas(
         trial = alpha - (margins - 1.0)
         new_upper = trial > upper
         new_lower = trial < 0.0
+        feasible = np.clip(alpha, 0.0, upper)
         if np.array_equal(new_upper, upper_set) and np.array_equal(new_lower, lower_set):
-            return np.clip(alpha, 0.0, upper), w, margins, it, True
+            return feasible, w, margins, it, True
+        # an infeasible iterate is certified through its clipped duals
+        w_f = A.T @ feasible if not np.array_equal(feasible, alpha) else w
+        m_f = A @ w_f if w_f is not w else margins
+        gap = hinge_duality_gap(m_f, feasible, upper)
+        if best is None or gap < best[0]:
+            best = (gap, feasible, w_f, m_f)
         upper_set, lower_set = new_upper, new_lower
-    if "w" not in locals():
+    if best is None:
         alpha = np.where(upper_set, upper, 0.0)
         w = A.T @ alpha
-        margins = A @ w
-    return np.clip(alpha, 0.0, upper), w, margins, it, False
+        best = (0.0, alpha, w, A @ w)
+    return best[1], best[2], best[3], it, False
+
+
+def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int = 1000) -> Array | None:
+    """Duals consistent with an approximate primal w: alpha = upper where m < 1 - tau, 0 where m > 1 + tau, and on
+    the near-margin set the bounded least-squares fit of sum_i alpha_i a_i = w (scipy ``lsq_linear``, BVLS).
+    ``None`` when more than ``max_near`` points are near the margin.  Any feasible alpha certifies w(alpha)
+    through the duality gap; the recovered partition also seeds :func:`_pdas`.
+    """
+    margins = A @ w
+    upper_set = margins < 1.0 - tau
+    near = np.abs(margins - 1.0) <= tau
+    if near.sum() > max_near:
+        return None
+    alpha = np.where(upper_set, upper, 0.0)
+    if np.any(near):
+        b = upper * (upper_set.astype(np.float64) @ A)
+        alpha[near] = lsq_linear(A[near].T, w - b, bounds=(0.0, upper), method="bvls", tol=1e-14).x
+    return alpha
 
 
 def solve_hinge_primal(
@@ -264,9 +291,14 @@ def solve_hinge_primal(
         nonlocal best
         alpha, w, margins, it, ok = result
         gap = hinge_duality_gap(margins, alpha, upper)
-        if best is None or (ok, -gap) > (best[5], -best[0]):
+        if best is None or gap < best[0]:
             best = (gap, alpha, w, margins, it, ok)
         return ok
+
+    def certified() -> bool:
+        gap, _, w, margins, _, _ = best
+        primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
+        return gap <= gap_rtol * max(1.0, primal)
 
     # Near-duplicate points (one-hot data) leave many margins close to 1: the partition guessed from a
     # loose warm start is then ambiguous, so the warm start is tightened until the polish succeeds.
@@ -277,9 +309,21 @@ def solve_hinge_primal(
             svc = LinearSVC(C=upper, loss="hinge", fit_intercept=False, dual=True, tol=tol, max_iter=max_iter,
                             random_state=0).fit(X, y)
         n_iter += int(svc.n_iter_)
-        margins0 = A @ svc.coef_.ravel().astype(np.float64)
+        w0 = svc.coef_.ravel().astype(np.float64)
+        margins0 = A @ w0
         taus = [factor * tol for factor in POLISH_THRESHOLD_FACTORS]
-        if any(consider(_pdas(A, upper, margins0 < 1.0 - tau, margins0 > 1.0 + tau)) for tau in taus):
+        if any(consider(_pdas(A, upper, margins0 < 1.0 - tau, margins0 > 1.0 + tau)) for tau in taus) or certified():
+            break
+        # degenerate margins: certify the warm start through duals recovered by bounded least squares
+        for tau in (1e-4, 1e-3):
+            alpha_r = _recover_duals(A, upper, w0, tau)
+            if alpha_r is None:
+                continue
+            w_r = A.T @ alpha_r
+            consider((alpha_r, w_r, A @ w_r, 0, False))
+            rel = 1e-6 * upper
+            consider(_pdas(A, upper, alpha_r > upper - rel, alpha_r < rel))
+        if certified():
             break
     gap, alpha, w, margins, it, ok = best
     primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))

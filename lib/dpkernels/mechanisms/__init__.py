@@ -1,6 +1,15 @@
 """Differentially private mechanisms, one module per paper, as scikit-learn-style estimators."""
 
 from dpkernels.mechanisms.base import Guarantee
+from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
-__all__ = ["Guarantee", "PrivateSVM", "PrivateSVMFinite"]
+__all__ = [
+    "Guarantee",
+    "PrivateSVM",
+    "PrivateSVMFinite",
+    "OutputPerturbation",
+    "ObjectivePerturbation",
+    "PrivateKernelERM",
+    "PrivateTuning",
+]
