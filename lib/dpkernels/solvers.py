@@ -63,6 +63,9 @@ POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
 LIBLINEAR_TOLS = (1e-6, 1e-10)
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
+#: Newton stops when the gradient norm has not fallen by 10% for this many iterations (the certificate
+#: ||grad|| / lambda is reported either way).
+STALL_ITERATIONS = 15
 #: Dense Newton up to this many features, Newton-CG beyond.
 DENSE_NEWTON_MAX_DIM = 512
 
@@ -144,15 +147,37 @@ def solve_smooth_erm(
     f, g, z = fun(theta)
     gnorm = float(np.linalg.norm(g))
     it = 0
+    Xa32: NDArray[np.float32] | None = None
+    single = Xa.shape[0] * p >= 1_000_000  # float32 Hessians pay off on large problems only
+    best_gnorm, best_it, best_theta = gnorm, 0, theta
+    factor: tuple[Array, bool] | None = None
     while gnorm > gtol and it < max_iter:
         it += 1
         curv = loss.second_derivative(z)
-        if p <= DENSE_NEWTON_MAX_DIM:
-            H = (Xa * curv[:, None]).T @ Xa / n
-            H[np.diag_indices(p)] += reg + 1e-15 * (reg == 0)
-            try:
-                step = -cho_solve(cho_factor(H), g)
-            except LinAlgError:
+        if p <= DENSE_NEWTON_MAX_DIM and factor is not None and gnorm <= 1e-6:
+            # near the solution the last factorisation still contracts the gradient by orders of magnitude
+            step = -cho_solve(factor, g)
+        elif p <= DENSE_NEWTON_MAX_DIM:
+            # The Hessian only steers the step (the stopping rule uses the float64 gradient), so on large
+            # problems it is accumulated in float32 (half the memory traffic); an ill-conditioned Hessian
+            # (Cholesky failure or a poor step) switches this solve back to float64.
+            step = None
+            for use32 in ((True, False) if single else (False,)):
+                if use32:
+                    if Xa32 is None:
+                        Xa32 = Xa.astype(np.float32)
+                    H = ((Xa32 * curv[:, None].astype(np.float32)).T @ Xa32).astype(np.float64) / n
+                else:
+                    H = (Xa * curv[:, None]).T @ Xa / n
+                H[np.diag_indices(p)] += reg + 1e-15 * (reg == 0)
+                try:
+                    factor = cho_factor(H)
+                    step = -cho_solve(factor, g)
+                    break
+                except LinAlgError:
+                    factor = None
+                    single = False
+            if step is None:
                 step = -np.linalg.lstsq(H, g, rcond=None)[0]
         else:
             op = LinearOperator((p, p), matvec=lambda v, c=curv: Xa.T @ (c * (Xa @ v)) / n + reg * v, dtype=np.float64)
@@ -161,18 +186,29 @@ def solve_smooth_erm(
         if slope >= 0:  # not a descent direction (numerical trouble): fall back to steepest descent
             step, slope = -g, -gnorm**2
         t = 1.0
+        flat = abs(slope) <= 1e-12 * max(1.0, abs(f))  # predicted decrease below the round-off of f
         while True:
             f_new, g_new, z_new = fun(theta + t * step)
-            if f_new <= f + 1e-4 * t * slope or t < 1e-12:
+            if f_new <= f + 1e-4 * t * slope or (flat and np.linalg.norm(g_new) < gnorm):
                 break
             t *= 0.5
+            if t < 1e-6:  # no decrease along a descent direction: the objective is flat to round-off
+                break
+        if t < 1e-6:
+            break
         theta = theta + t * step
         f, g, z = f_new, g_new, z_new
-        gnorm_new = float(np.linalg.norm(g))
-        if t < 1e-12 and gnorm_new >= gnorm:  # stalled at machine precision
-            gnorm = gnorm_new
+        if t < 1e-3:  # a poor Newton direction: no more float32 Hessians in this solve
+            single = False
+        gnorm = float(np.linalg.norm(g))
+        if gnorm < best_gnorm:
+            if gnorm < 0.9 * best_gnorm:
+                best_it = it
+            best_gnorm, best_theta = gnorm, theta
+        if it - best_it >= STALL_ITERATIONS:  # cycling between pieces of a piecewise-quadratic loss
             break
-        gnorm = gnorm_new
+    theta, gnorm = best_theta, best_gnorm  # the iterate with the smallest gradient carries the certificate
+    f = fun(theta)[0]
     converged = gnorm <= gtol
     w = theta[:d]
     intercept = float(theta[d]) if fit_intercept else 0.0

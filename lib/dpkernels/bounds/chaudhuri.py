@@ -27,7 +27,9 @@ __all__ = [
     "corollary_12_c",
     "corollary_13_c",
     "delta_branch_threshold",
+    "theorem_15_terms",
     "theorem_15_sample_size",
+    "theorem_18_terms",
     "theorem_18_sample_size",
     "corollary_20_sample_sizes",
     "corollary_21_sample_sizes",
@@ -106,24 +108,32 @@ def corollary_13_c(h: float) -> float:
     return 1.0 / (2.0 * check_positive(h, "h"))
 
 
-def theorem_15_sample_size(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float, c: float, C: float = 1.0) -> float:
-    """Theorem 15 (Algorithm 1): n > C max{||f0||^2 log(1/delta)/eps_g^2, d log(d/delta)||f0||/(eps_g eps_p),
-    d log(d/delta) c^{1/2} ||f0||^2 / (eps_g^{3/2} eps_p)} gives P(L(f_priv) <= L* + eps_g) >= 1 - 2 delta."""
+def theorem_15_terms(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float, c: float) -> tuple[float, float, float]:
+    """The three terms of Theorem 15's condition (Eq. 8): ||f0||^2 log(1/delta)/eps_g^2 (non-private),
+    d log(d/delta)||f0||/(eps_g eps_p) and d log(d/delta) c^{1/2} ||f0||^2 / (eps_g^{3/2} eps_p) (privacy)."""
     check_delta(delta)
-    a = f0_norm**2 * math.log(1 / delta) / eps_g**2
-    b = d * math.log(d / delta) * f0_norm / (eps_g * eps_p)
-    e = d * math.log(d / delta) * math.sqrt(c) * f0_norm**2 / (eps_g**1.5 * eps_p)
-    return C * max(a, b, e)
+    return (f0_norm**2 * math.log(1 / delta) / eps_g**2,
+            d * math.log(d / delta) * f0_norm / (eps_g * eps_p),
+            d * math.log(d / delta) * math.sqrt(c) * f0_norm**2 / (eps_g**1.5 * eps_p))
+
+
+def theorem_15_sample_size(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float, c: float, C: float = 1.0) -> float:
+    """Theorem 15 (Algorithm 1): n > C max{terms} (:func:`theorem_15_terms`) gives P(L(f_priv) <= L* + eps_g) >= 1 - 2 delta."""
+    return C * max(theorem_15_terms(eps_g, eps_p, delta, d, f0_norm, c))
+
+
+def theorem_18_terms(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float, c: float) -> tuple[float, float, float]:
+    """The three terms of Theorem 18's condition: ||f0||^2 log(1/delta)/eps_g^2, c ||f0||^2/(eps_g eps_p),
+    d log(d/delta)||f0||/(eps_g eps_p)."""
+    check_delta(delta)
+    return (f0_norm**2 * math.log(1 / delta) / eps_g**2,
+            c * f0_norm**2 / (eps_g * eps_p),
+            d * math.log(d / delta) * f0_norm / (eps_g * eps_p))
 
 
 def theorem_18_sample_size(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float, c: float, C: float = 1.0) -> float:
-    """Theorem 18 (Algorithm 2): n > C max{||f0||^2 log(1/delta)/eps_g^2, c ||f0||^2/(eps_g eps_p),
-    d log(d/delta)||f0||/(eps_g eps_p)} gives P(L(f_priv) <= L* + eps_g) >= 1 - 2 delta."""
-    check_delta(delta)
-    a = f0_norm**2 * math.log(1 / delta) / eps_g**2
-    b = c * f0_norm**2 / (eps_g * eps_p)
-    e = d * math.log(d / delta) * f0_norm / (eps_g * eps_p)
-    return C * max(a, b, e)
+    """Theorem 18 (Algorithm 2): n > C max{terms} (:func:`theorem_18_terms`) gives P(L(f_priv) <= L* + eps_g) >= 1 - 2 delta."""
+    return C * max(theorem_18_terms(eps_g, eps_p, delta, d, f0_norm, c))
 
 
 def corollary_20_sample_sizes(eps_g: float, eps_p: float, delta: float, d: int, f0_norm: float,

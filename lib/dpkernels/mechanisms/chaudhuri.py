@@ -124,6 +124,8 @@ class OutputPerturbation(_ChaudhuriERM):
         A penalised constant feature; R becomes sqrt(R^2 + s^2).
     tol : float
         Newton's gradient-norm tolerance.
+    init : array or None
+        The solver's starting point (changes the speed, not the release).
     random_state : numpy.random.Generator, int or None
 
     Attributes
@@ -133,7 +135,7 @@ class OutputPerturbation(_ChaudhuriERM):
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, random_state: object = None) -> None:
+                 tol: float = DEFAULT_TOL, init: ArrayLike | None = None, random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
         self.loss = loss
@@ -143,12 +145,14 @@ class OutputPerturbation(_ChaudhuriERM):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.tol = tol
+        self.init = init
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
         X, y, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = X.shape
-        sol = solve_smooth_erm(X, y, loss, Lambda, gtol=self.tol)
+        w0 = None if self.init is None else np.asarray(self.init, dtype=np.float64)
+        sol = solve_smooth_erm(X, y, loss, Lambda, gtol=self.tol, w0=w0)
         self._nonprivate = sol
         self.sensitivity_ = 2.0 * R / (n * Lambda)
         self.beta_ = theorem_6_beta(epsilon, n, Lambda, R)
@@ -181,7 +185,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
     """Algorithm 2 (objective perturbation): f_priv = argmin_f J(f, D) + (1/n) b'f + (Delta/2)||f||^2.
 
     Parameters as :class:`OutputPerturbation`; the loss's curvature bound c (logistic 1/4, Huber 1/(2h),
-    smoothed hinge 3/(4h)) enters eps' and Delta (Theorem 9 and Corollaries 11-13).
+    smoothed hinge 3/(4h)) enters eps' and Delta (Theorem 9 and Corollaries 11-13).  ``init`` is the
+    solver's starting point (e.g. the non-private minimiser); it changes the speed, not the release.
 
     Attributes
     ----------
@@ -190,7 +195,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, random_state: object = None) -> None:
+                 tol: float = DEFAULT_TOL, init: ArrayLike | None = None, random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
         self.loss = loss
@@ -200,6 +205,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.tol = tol
+        self.init = init
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
@@ -207,7 +213,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
         n, d = X.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
         b = gamma_norm_vector(params.beta, d, random_state=rng)
-        sol = solve_smooth_erm(X, y, loss, Lambda + params.Delta, b=b, gtol=self.tol)
+        w0 = None if self.init is None else np.asarray(self.init, dtype=np.float64)
+        sol = solve_smooth_erm(X, y, loss, Lambda + params.Delta, b=b, gtol=self.tol, w0=w0)
         self.params_ = params
         self._X, self._y, self._loss = X, y, loss
         self._set_release(sol.coef)
@@ -224,7 +231,11 @@ class ObjectivePerturbation(_ChaudhuriERM):
         return self
 
     def sample_releases(self, n_draws: int, random_state: object = None, w0: Array | None = None) -> Array:
-        """Further releases, each a fresh noise vector and a fresh solve (warm-started at ``w0``)."""
+        """Further releases, each a fresh noise vector and a fresh solve (warm-started at ``w0``).
+
+        The draws consume ``random_state`` exactly as :meth:`fit` does (one Gamma norm, one direction), so a
+        common seed gives common random numbers across Lambda or epsilon.
+        """
         check_is_fitted(self, "coef_")
         rng = check_random_state(random_state)
         d = self._X.shape[1]
@@ -232,8 +243,9 @@ class ObjectivePerturbation(_ChaudhuriERM):
         out = np.empty((int(n_draws), d))
         for k in range(int(n_draws)):
             b = gamma_norm_vector(p.beta, d, random_state=rng)
-            out[k] = solve_smooth_erm(self._X, self._y, self._loss, self.Lambda + p.Delta, b=b, gtol=self.tol,
-                                      w0=self.release_ if w0 is None else w0).coef
+            sol = solve_smooth_erm(self._X, self._y, self._loss, self.Lambda + p.Delta, b=b, gtol=self.tol,
+                                   w0=self.release_ if w0 is None else w0)
+            out[k] = sol.coef
         return out
 
 
