@@ -63,8 +63,8 @@ POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
 LIBLINEAR_TOLS = (1e-6, 1e-10)
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
-#: Newton stops when the gradient norm has not fallen by 10% for this many iterations (the certificate
-#: ||grad|| / lambda is reported either way).
+#: Once ||grad|| < 1e-6, Newton stops when the gradient norm has not fallen by 10% for this many iterations
+#: (cycling between the pieces of a piecewise-quadratic loss; the certificate ||grad|| / lambda is reported).
 STALL_ITERATIONS = 15
 #: Dense Newton up to this many features, Newton-CG beyond.
 DENSE_NEWTON_MAX_DIM = 512
@@ -112,7 +112,7 @@ def solve_smooth_erm(
     b: Array | None = None,
     fit_intercept: bool = False,
     gtol: float = SMOOTH_GTOL,
-    max_iter: int = 200,
+    max_iter: int = 500,
     w0: Array | None = None,
 ) -> ERMSolution:
     """Minimise J for a differentiable loss by damped Newton with Armijo backtracking.
@@ -151,18 +151,19 @@ def solve_smooth_erm(
     single = Xa.shape[0] * p >= 1_000_000  # float32 Hessians pay off on large problems only
     best_gnorm, best_it, best_theta = gnorm, 0, theta
     factor: tuple[Array, bool] | None = None
+    factor64 = False
     while gnorm > gtol and it < max_iter:
         it += 1
         curv = loss.second_derivative(z)
-        if p <= DENSE_NEWTON_MAX_DIM and factor is not None and gnorm <= 1e-6:
-            # near the solution the last factorisation still contracts the gradient by orders of magnitude
+        if p <= DENSE_NEWTON_MAX_DIM and factor is not None and factor64 and gnorm <= 1e-6:
+            # near the solution the last (float64) factorisation still contracts the gradient by orders of magnitude
             step = -cho_solve(factor, g)
         elif p <= DENSE_NEWTON_MAX_DIM:
             # The Hessian only steers the step (the stopping rule uses the float64 gradient), so on large
             # problems it is accumulated in float32 (half the memory traffic); an ill-conditioned Hessian
             # (Cholesky failure or a poor step) switches this solve back to float64.
             step = None
-            for use32 in ((True, False) if single else (False,)):
+            for use32 in ((True, False) if single and gnorm > 1e-6 else (False,)):
                 if use32:
                     if Xa32 is None:
                         Xa32 = Xa.astype(np.float32)
@@ -171,7 +172,7 @@ def solve_smooth_erm(
                     H = (Xa * curv[:, None]).T @ Xa / n
                 H[np.diag_indices(p)] += reg + 1e-15 * (reg == 0)
                 try:
-                    factor = cho_factor(H)
+                    factor, factor64 = cho_factor(H), not use32
                     step = -cho_solve(factor, g)
                     break
                 except LinAlgError:
@@ -182,19 +183,24 @@ def solve_smooth_erm(
         else:
             op = LinearOperator((p, p), matvec=lambda v, c=curv: Xa.T @ (c * (Xa @ v)) / n + reg * v, dtype=np.float64)
             step, _ = cg(op, -g, rtol=min(0.5, math.sqrt(gnorm)), maxiter=200)
-        slope = float(g @ step)
-        if slope >= 0:  # not a descent direction (numerical trouble): fall back to steepest descent
-            step, slope = -g, -gnorm**2
-        t = 1.0
-        flat = abs(slope) <= 1e-12 * max(1.0, abs(f))  # predicted decrease below the round-off of f
-        while True:
-            f_new, g_new, z_new = fun(theta + t * step)
-            if f_new <= f + 1e-4 * t * slope or (flat and np.linalg.norm(g_new) < gnorm):
+        accepted = False
+        flat = False
+        for direction in (step, -g):  # the Newton step, else steepest descent (e.g. a singular Hessian)
+            slope = float(g @ direction)
+            if slope >= 0:  # not a descent direction (numerical trouble)
+                continue
+            flat = abs(slope) <= 1e-12 * max(1.0, abs(f))  # predicted decrease below the round-off of f
+            t = 1.0
+            while t >= 1e-10:
+                f_new, g_new, z_new = fun(theta + t * direction)
+                if f_new <= f + 1e-4 * t * slope or (flat and np.linalg.norm(g_new) < gnorm):
+                    accepted = True
+                    break
+                t *= 0.5
+            if accepted:
+                step = direction
                 break
-            t *= 0.5
-            if t < 1e-6:  # no decrease along a descent direction: the objective is flat to round-off
-                break
-        if t < 1e-6:
+        if not accepted:  # no decrease along any descent direction: flat to round-off
             break
         theta = theta + t * step
         f, g, z = f_new, g_new, z_new
@@ -205,7 +211,7 @@ def solve_smooth_erm(
             if gnorm < 0.9 * best_gnorm:
                 best_it = it
             best_gnorm, best_theta = gnorm, theta
-        if it - best_it >= STALL_ITERATIONS:  # cycling between pieces of a piecewise-quadratic loss
+        if gnorm < 1e-6 and it - best_it >= STALL_ITERATIONS:  # end game cycling between pieces of a piecewise-quadratic loss
             break
     theta, gnorm = best_theta, best_gnorm  # the iterate with the smallest gradient carries the certificate
     f = fun(theta)[0]

@@ -53,6 +53,15 @@ Array = NDArray[np.float64]
 DEFAULT_TOL = 1e-10
 
 
+def _check_certificate(distance_bound: float, solver_tol: float, scale: float) -> None:
+    """Refuse to release when the solver cannot certify ||f - f_exact|| <= solver_tol * 2R/(n (Lambda + Delta))."""
+    if not distance_bound <= check_positive(solver_tol, "solver_tol") * scale:
+        raise RuntimeError(
+            f"the solver certified ||f - f_exact|| <= {distance_bound:.3g}, above solver_tol x sensitivity = "
+            f"{solver_tol * scale:.3g}; refusing to release (the guarantee assumes the exact minimiser)"
+        )
+
+
 class _ChaudhuriERM(ClassifierMixin, BaseEstimator):
     """Shared validation and prediction."""
 
@@ -124,6 +133,8 @@ class OutputPerturbation(_ChaudhuriERM):
         A penalised constant feature; R becomes sqrt(R^2 + s^2).
     tol : float
         Newton's gradient-norm tolerance.
+    solver_tol : float
+        The release is refused unless the solver certifies ||f - f_exact|| <= solver_tol x 2R/(n Lambda).
     init : array or None
         The solver's starting point (changes the speed, not the release).
     random_state : numpy.random.Generator, int or None
@@ -135,7 +146,8 @@ class OutputPerturbation(_ChaudhuriERM):
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, init: ArrayLike | None = None, random_state: object = None) -> None:
+                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
+                 random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
         self.loss = loss
@@ -145,6 +157,7 @@ class OutputPerturbation(_ChaudhuriERM):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.tol = tol
+        self.solver_tol = solver_tol
         self.init = init
         self.random_state = random_state
 
@@ -155,6 +168,8 @@ class OutputPerturbation(_ChaudhuriERM):
         sol = solve_smooth_erm(X, y, loss, Lambda, gtol=self.tol, w0=w0)
         self._nonprivate = sol
         self.sensitivity_ = 2.0 * R / (n * Lambda)
+        _check_certificate(sol.distance_bound, self.solver_tol, self.sensitivity_)
+        self.solver_distance_bound_ = sol.distance_bound
         self.beta_ = theorem_6_beta(epsilon, n, Lambda, R)
         self._set_release(sol.coef + gamma_norm_vector(self.beta_, d, random_state=rng))
         self.guarantee_ = Guarantee(
@@ -195,7 +210,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, init: ArrayLike | None = None, random_state: object = None) -> None:
+                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
+                 random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
         self.loss = loss
@@ -205,6 +221,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.tol = tol
+        self.solver_tol = solver_tol
         self.init = init
         self.random_state = random_state
 
@@ -215,6 +232,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
         b = gamma_norm_vector(params.beta, d, random_state=rng)
         w0 = None if self.init is None else np.asarray(self.init, dtype=np.float64)
         sol = solve_smooth_erm(X, y, loss, Lambda + params.Delta, b=b, gtol=self.tol, w0=w0)
+        _check_certificate(sol.distance_bound, self.solver_tol, 2.0 * R / (n * (Lambda + params.Delta)))
         self.params_ = params
         self._X, self._y, self._loss = X, y, loss
         self._set_release(sol.coef)
@@ -245,6 +263,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
             b = gamma_norm_vector(p.beta, d, random_state=rng)
             sol = solve_smooth_erm(self._X, self._y, self._loss, self.Lambda + p.Delta, b=b, gtol=self.tol,
                                    w0=self.release_ if w0 is None else w0)
+            _check_certificate(sol.distance_bound, self.solver_tol, 2.0 * self.data_norm_ / (self._X.shape[0] * (self.Lambda + p.Delta)))
             out[k] = sol.coef
         return out
 
