@@ -525,21 +525,20 @@ def load_shuttle(n_classes: int = 3, subset: str = "all") -> Dataset:
 def make_three_moons(n_samples: int = 400, noise: float = 0.1, random_state: object = 0) -> Dataset:
     """Park (2022)'s synthetic "three moons": three interleaved half circles in 2-d, one class each.
 
-    Two moons as in scikit-learn's ``make_moons`` plus a third half circle shifted to the right,
-    Gaussian noise of standard deviation ``noise``.  Seeded; the generator is ours (the thesis shows
-    only a picture), so the exact points differ from the paper's.
+    As in the author's generator: n//3 points per moon at evenly spaced angles on the upper unit half circle,
+    the lower half circle shifted by (1, 0.5), and the upper half circle shifted by (2, 0), plus Gaussian noise
+    of standard deviation ``noise``; seeded, shuffled.
     """
     rng = check_random_state(random_state)
-    sizes = np.full(3, n_samples // 3)
-    sizes[: n_samples - sizes.sum()] += 1
-    t = [rng.uniform(0, np.pi, size=s) for s in sizes]
-    parts = [
-        np.c_[np.cos(t[0]), np.sin(t[0])],
-        np.c_[1.0 - np.cos(t[1]), 0.5 - np.sin(t[1])],
-        np.c_[2.0 + np.cos(t[2]), np.sin(t[2])],
-    ]
-    X = np.vstack(parts) + noise * rng.standard_normal((n_samples, 2))
-    y = np.repeat(np.arange(3), sizes)
+    n1 = n2 = n_samples // 3
+    n3 = n_samples - n1 - n2
+    t1, t2, t3 = (np.linspace(0, np.pi, k) for k in (n1, n2, n3))
+    X = np.vstack([np.c_[np.cos(t1), np.sin(t1)], np.c_[1.0 - np.cos(t2), 0.5 - np.sin(t2)],
+                   np.c_[2.0 + np.cos(t3), np.sin(t3)]])
+    y = np.repeat(np.arange(3), [n1, n2, n3])
+    order = rng.permutation(n_samples)
+    X, y = X[order], y[order]
+    X = X + noise * rng.standard_normal(X.shape)
     return Dataset("three_moons", X, y, ["x1", "x2"], ["moon0", "moon1", "moon2"],
                    {"source": "synthetic (seeded)", "noise": noise})
 

@@ -36,7 +36,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.optimize import lsq_linear
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
+from sklearn.svm import LinearSVC, OneClassSVM
 
 from dpkernels._validation import check_positive
 from dpkernels.losses import Hinge, MarginLoss
@@ -491,16 +491,19 @@ def _svdd_fw_gap(grad: Array, beta: Array, upper: float) -> float:
     return float(grad @ (beta - s))
 
 
-def _svdd_pdas(Phi: Array, upper: float, beta: Array, max_iter: int = 20) -> tuple[Array, bool]:
-    """Active-set polish of the capped-simplex QP from the partition of ``beta``; exact KKT on the free set."""
+def _svdd_pdas(Phi: Array, upper: float, beta: Array, max_iter: int = 8) -> tuple[Array, bool]:
+    """Active-set polish of the capped-simplex QP from the partition of ``beta``: each step solves the KKT system
+    on the free set exactly; returns the iterate with the smallest Frank-Wolfe gap and whether the partition
+    became self-consistent (KKT up to round-off)."""
     rel = 1e-7 * upper
     up = beta > upper - rel
     lo = beta < rel
+    best, best_gap = beta, _svdd_fw_gap(2.0 * (Phi @ (Phi.T @ beta)), beta, upper)
     for _ in range(max_iter):
         free = ~(up | lo)
         nf = int(free.sum())
         if nf == 0 or nf > 2 * Phi.shape[1] + 2:
-            return beta, False
+            break
         b = upper * (up.astype(np.float64) @ Phi)
         Pf = Phi[free]
         M = np.zeros((nf + 1, nf + 1))
@@ -508,20 +511,24 @@ def _svdd_pdas(Phi: Array, upper: float, beta: Array, max_iter: int = 20) -> tup
         M[:nf, nf] = -1.0
         M[nf, :nf] = 1.0
         rhs = np.concatenate([-2.0 * (Pf @ b), [1.0 - upper * up.sum()]])
-        try:
-            sol = np.linalg.solve(M, rhs)
-        except np.linalg.LinAlgError:
-            sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
         new = np.where(up, upper, 0.0)
         new[free] = sol[:nf]
         nu = sol[nf]
-        grad = 2.0 * (Phi @ (Phi.T @ new))
+        feasible = np.clip(new, 0.0, upper)
+        feasible /= feasible.sum()  # stays within the caps up to round-off
+        grad = 2.0 * (Phi @ (Phi.T @ feasible))
+        gap = _svdd_fw_gap(grad, feasible, upper)
+        if gap < best_gap:
+            best, best_gap = feasible, gap
+        slack = 1e-12 * max(1.0, float(np.abs(grad).max()))
         trial = new - (grad - nu) * upper
-        new_up, new_lo = trial > upper, trial < 0.0
-        if np.array_equal(new_up, up) and np.array_equal(new_lo, lo):
-            return np.clip(new, 0.0, upper), True
+        new_up = trial > upper + slack * upper
+        new_lo = trial < -slack * upper
+        if (np.array_equal(new_up, up) and np.array_equal(new_lo, lo)) or gap <= 1e-16:
+            return best, True
         up, lo = new_up, new_lo
-    return beta, False
+    return best, False
 
 
 def _svdd_fista(Phi: Array, upper: float, beta0: Array, gap_stop: float, max_iter: int) -> tuple[Array, int]:
@@ -543,22 +550,45 @@ def _svdd_fista(Phi: Array, upper: float, beta0: Array, gap_stop: float, max_ite
     return beta, it
 
 
-def solve_svdd(Phi: Array, upper: float, *, gap_tol: float = 1e-14, max_rounds: int = 20) -> ERMSolution:
+def solve_svdd(Phi: Array, upper: float, *, gap_tol: float = 1e-14, libsvm_tol: float = 1e-9, max_rounds: int = 20) -> ERMSolution:
     """SVDD centre in a finite feature space: a = Phi' beta, beta = argmin ||Phi' beta||^2 over 0 <= beta <= upper,
     sum beta = 1 (Park 2022, Eq. 4.2, whose objective sum beta_j K_jj - ||a||^2 has K_jj = 1 for random Fourier
     features, so only ||a||^2 matters).
 
-    Matrix-free working-set method: the support vectors are few (at most 1/upper at the cap plus about F
-    on the sphere), so a working set of the points with the smallest gradients 2 phi_i'a is solved exactly
-    (FISTA with the exact capped-simplex projection, then an active-set polish), every point's gradient
-    is checked against the KKT threshold, violators join, and the step repeats.  The Frank-Wolfe gap G of
-    the full problem certifies ||a - a*||^2 <= f(beta) - f* <= G (||a||^2 is 2-strongly convex in a);
+    This is the one-class SVM dual with nu = 1/(n upper) and a linear kernel on the features (Tax and Duin's
+    equivalence), which libsvm (scikit-learn ``OneClassSVM``) solves fast; an active-set polish then solves the
+    KKT system exactly.  If that does not certify ``gap_tol``, a matrix-free working-set method takes over:
+    the points with the smallest gradients 2 phi_i'a are solved exactly (FISTA with the exact capped-simplex
+    projection, then the polish), violators of the KKT threshold join, and the step repeats.  The Frank-Wolfe
+    gap G of the full problem certifies ||a - a*||^2 <= f(beta) - f* <= G (||a||^2 is 2-strongly convex in a);
     ``distance_bound`` = sqrt(G).  ``alpha`` holds beta, ``coef`` the centre a.
     """
     n, F = Phi.shape
     if upper * n < 1.0 - 1e-12:
         raise ValueError(f"infeasible SVDD: n * (C/n) = {n * upper:g} < 1 (the duals must sum to 1)")
-    a = Phi.mean(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        oc = OneClassSVM(kernel="linear", nu=min(1.0, 1.0 / (n * upper)), tol=libsvm_tol, cache_size=500).fit(Phi)
+    beta = np.zeros(n)
+    beta[oc.support_] = np.clip(oc.dual_coef_.ravel() * upper, 0.0, upper)
+    beta /= beta.sum()
+    beta, _ = _svdd_pdas(Phi, upper, beta)
+    a = Phi.T @ beta
+    gap = max(_svdd_fw_gap(2.0 * (Phi @ a), beta, upper), 0.0)
+    method, total_it = "libsvm+active-set", 0
+    if gap > gap_tol:
+        ws = _svdd_working_set(Phi, upper, a, max_rounds)
+        ws_gap = max(_svdd_fw_gap(2.0 * (Phi @ (Phi.T @ ws[0])), ws[0], upper), 0.0)
+        if ws_gap < gap:
+            beta, total_it, gap, method = ws[0], ws[1], ws_gap, "working-set fista+active-set"
+            a = Phi.T @ beta
+    return ERMSolution(coef=a, objective=float(a @ a), distance_bound=math.sqrt(gap), method=method,
+                       n_iter=total_it, converged=gap <= gap_tol, alpha=beta, gap=gap)
+
+
+def _svdd_working_set(Phi: Array, upper: float, a: Array, max_rounds: int) -> tuple[Array, int]:
+    """The fallback of :func:`solve_svdd`: working set of the smallest gradients, solved exactly, grown by violators."""
+    n, F = Phi.shape
     m = min(n, max(4 * (F + 1), int(math.ceil(2.0 / upper))))
     work = np.zeros(n, dtype=bool)
     work[np.argsort(Phi @ a)[:m]] = True
@@ -567,9 +597,8 @@ def solve_svdd(Phi: Array, upper: float, *, gap_tol: float = 1e-14, max_rounds: 
     for _ in range(max_rounds):
         idx = np.flatnonzero(work)
         Pw = Phi[idx]
-        b0 = beta[idx] if beta[idx].sum() > 0.5 else np.full(len(idx), 1.0 / len(idx))
-        b0 = project_capped_simplex(b0, upper)
-        bw = b0
+        bw = beta[idx] if beta[idx].sum() > 0.5 else np.full(len(idx), 1.0 / len(idx))
+        bw = project_capped_simplex(bw, upper)
         for gap_stop in (1e-6, 1e-8, 1e-10):  # solve the working set just well enough for the polish to land
             bw, it = _svdd_fista(Pw, upper, bw, gap_stop, 20000)
             total_it += it
@@ -589,9 +618,7 @@ def solve_svdd(Phi: Array, upper: float, *, gap_tol: float = 1e-14, max_rounds: 
         add = np.flatnonzero(viol)
         add = add[np.argsort(grad[add])[: max(m // 2, 50)]]
         work[add] = True
-    gap = max(_svdd_fw_gap(2.0 * (Phi @ a), beta, upper), 0.0)
-    return ERMSolution(coef=a, objective=float(a @ a), distance_bound=math.sqrt(gap), method="working-set fista+active-set",
-                       n_iter=total_it, converged=gap <= gap_tol, alpha=beta, gap=gap)
+    return beta, total_it
 
 
 def solve_svdd_cvxpy(upper: float, *, Phi: Array | None = None, K: Array | None = None, eps: float = 1e-10) -> Array:
