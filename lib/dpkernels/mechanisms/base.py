@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = ["Guarantee", "REPLACE_ONE"]
 
 #: The neighbouring relation of all five papers' replacement-style definitions.
@@ -37,3 +39,10 @@ class Guarantee:
             lines.append(f"  with the certified solver tolerance: epsilon <= {self.epsilon_solver:.6g}")
         lines += [f"  assumes: {a}" for a in self.assumptions]
         return "\n".join(lines)
+
+
+def split_intercept(w: np.ndarray, fit_intercept: bool, intercept_scaling: float) -> tuple[np.ndarray, float]:
+    """(coef, intercept) of a weight vector whose last entry multiplies the constant feature ``intercept_scaling``."""
+    if fit_intercept:
+        return w[:-1], float(w[-1] * intercept_scaling)
+    return w, 0.0

@@ -41,7 +41,7 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.chaudhuri import ObjectivePerturbationParameters, theorem_6_beta, theorem_9_parameters
 from dpkernels.losses import MarginLoss, make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, split_intercept
 from dpkernels.noise import exponential_mechanism, gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_smooth_erm
@@ -63,9 +63,26 @@ def _check_certificate(distance_bound: float, solver_tol: float, scale: float) -
 
 
 class _ChaudhuriERM(ClassifierMixin, BaseEstimator):
-    """Shared validation and prediction."""
+    """Shared parameters (Algorithms 1 and 2), validation and prediction."""
 
     _smooth_losses = ("logistic", "huber", "smoothed_hinge")
+
+    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
+                 data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
+                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
+                 random_state: object = None) -> None:
+        self.epsilon = epsilon
+        self.Lambda = Lambda
+        self.loss = loss
+        self.h = h
+        self.data_norm = data_norm
+        self.clip = clip
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.solver_tol = solver_tol
+        self.init = init
+        self.random_state = random_state
 
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Array, Array, MarginLoss, float, float, float, np.random.Generator]:
         X = check_finite_array(X)
@@ -98,12 +115,7 @@ class _ChaudhuriERM(ClassifierMixin, BaseEstimator):
 
     def _set_release(self, f: Array) -> None:
         self.release_ = f
-        if self.fit_intercept:
-            self.coef_ = f[:-1]
-            self.intercept_ = float(f[-1] * self.intercept_scaling)
-        else:
-            self.coef_ = f
-            self.intercept_ = 0.0
+        self.coef_, self.intercept_ = split_intercept(f, self.fit_intercept, self.intercept_scaling)
 
     def decision_function(self, X: ArrayLike) -> Array:
         check_is_fitted(self, "coef_")
@@ -143,23 +155,6 @@ class OutputPerturbation(_ChaudhuriERM):
     ----------
     coef_, intercept_, release_ (the released vector), beta_, sensitivity_, guarantee_.
     """
-
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
-                 data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
-                 random_state: object = None) -> None:
-        self.epsilon = epsilon
-        self.Lambda = Lambda
-        self.loss = loss
-        self.h = h
-        self.data_norm = data_norm
-        self.clip = clip
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.tol = tol
-        self.solver_tol = solver_tol
-        self.init = init
-        self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
         X, y, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
@@ -207,23 +202,6 @@ class ObjectivePerturbation(_ChaudhuriERM):
     ----------
     coef_, intercept_, release_, params_ (eps', Delta, beta, branch), guarantee_.
     """
-
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
-                 data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
-                 random_state: object = None) -> None:
-        self.epsilon = epsilon
-        self.Lambda = Lambda
-        self.loss = loss
-        self.h = h
-        self.data_norm = data_norm
-        self.clip = clip
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.tol = tol
-        self.solver_tol = solver_tol
-        self.init = init
-        self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
         X, y, loss, epsilon, Lambda, R, rng = self._prepare(X, y)

@@ -42,7 +42,7 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
 from dpkernels.losses import make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, split_intercept
 from dpkernels.noise import laplace_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_erm
@@ -124,12 +124,7 @@ class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
         return self
 
     def _set_coef(self, w_hat: Array) -> None:
-        if self.fit_intercept:
-            self.coef_ = w_hat[:-1]
-            self.intercept_ = float(w_hat[-1] * self.intercept_scaling)
-        else:
-            self.coef_ = w_hat
-            self.intercept_ = 0.0
+        self.coef_, self.intercept_ = split_intercept(w_hat, self.fit_intercept, self.intercept_scaling)
 
     def decision_function(self, X: ArrayLike) -> Array:
         """f-hat(x) = <w-hat, phi(x)> (+ intercept)."""
