@@ -90,3 +90,15 @@ def test_one_vs_all_baselines():
         assert S.shape == (300, 3)
     g = guarantees(3, 50, 0.5, 1e-3)
     assert g["SVM WEIGHT"]["total_epsilon"] == 1.5 and g["SVM OUTPUT"]["total_epsilon"] == 75.0
+
+
+def test_setting_effect_grouping_and_validation():
+    """Coarser hypercubes (Eq. 5.6) can only merge cells; Table 7.1's setting is the {} row; unknown keys refused."""
+    from dpkernels.experiments.park2022 import setting_effect
+
+    df = setting_effect("three_moons", [{}, {"r_max": 0.5}, {"r_max": None}], [0])
+    cells = df.set_index("setting").n_cells
+    assert cells["r_max = 0.5"] <= cells["r_max = None"]
+    assert df.set_index("setting").loc["Table 7.1", "lr"] == 0.001
+    with pytest.raises(ValueError, match="overrides"):
+        setting_effect("three_moons", [{"gamma": 1.0}], [0])
