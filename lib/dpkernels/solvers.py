@@ -64,6 +64,10 @@ HINGE_GAP_RTOL = 1e-10
 POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
 #: liblinear tolerances tried in turn for the warm start (the first is ``liblinear_tol``'s default).
 LIBLINEAR_TOLS = (1e-6, 1e-10)
+#: Margin half-widths |m - 1| <= width of the working sets solved exactly (cvxpy) when the polish cycles.
+WORKING_SET_WIDTHS = (0.01, 0.05, 0.2)
+#: The working-set QP is skipped when more points than this lie in the set.
+WORKING_SET_MAX = 20_000
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
 #: Once ||grad|| < 1e-6, Newton stops when the gradient norm has not fallen by 10% for this many iterations
@@ -313,12 +317,39 @@ def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int =
     return alpha
 
 
+def _working_set_qp(A: Array, upper: float, margins: Array, width: float) -> tuple[Array, Array, Array, int, bool] | None:
+    """Duals from the dual QP restricted to the points near the margin, |m_i - 1| <= width, solved with cvxpy
+    (Clarabel, tolerances 1e-12); the others are fixed at the bound their margin suggests (upper below the
+    margin, 0 above).  Any feasible alpha is certified by the full duality gap, so a wrong guess outside the
+    set costs accuracy, never validity.  ``None`` when the set is empty or larger than ``WORKING_SET_MAX``.
+    """
+    W = np.abs(margins - 1.0) <= width
+    m = int(W.sum())
+    if m == 0 or m > WORKING_SET_MAX:
+        return None
+    below = margins < 1.0 - width
+    b = upper * (below.astype(np.float64) @ A)
+    a = cp.Variable(m)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(b + A[W].T @ a) - cp.sum(a)), [a >= 0, a <= upper])
+    try:
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    except cp.error.SolverError:
+        return None
+    if a.value is None:
+        return None
+    alpha = np.where(below, upper, 0.0)
+    alpha[W] = np.clip(np.asarray(a.value, dtype=np.float64), 0.0, upper)
+    w = A.T @ alpha
+    return alpha, w, A @ w, int(prob.solver_stats.num_iters or 0), False
+
+
 def solve_hinge_primal(
     X: Array,
     y: Array,
     C: float,
     *,
     gap_rtol: float = HINGE_GAP_RTOL,
+    distance_tol: float | None = None,
     liblinear_tol: float = 1e-6,
     max_iter: int = 100_000,
 ) -> ERMSolution:
@@ -326,11 +357,12 @@ def solve_hinge_primal(
 
     liblinear (scikit-learn ``LinearSVC``, C_liblinear = C/n, fixed shuffling seed) gives a warm start;
     a primal-dual active-set polish solves the dual KKT system exactly, seeded by the warm start's
-    margins; when they are too ambiguous for the polish the warm start is recomputed at tighter
-    tolerances (``LIBLINEAR_TOLS``).  ``alpha`` are the duals of Eq. (1)
+    margins; when they are too ambiguous for the polish (or it cycles) the dual restricted to the points
+    near the margin is solved with cvxpy (``WORKING_SET_WIDTHS``), and only then is the warm start recomputed
+    at a tighter tolerance (``LIBLINEAR_TOLS``).  ``alpha`` are the duals of Eq. (1)
     (0 <= alpha_i <= C/n), ``gap`` the duality gap, ``distance_bound = sqrt(2 gap)`` certifies
-    ||w - w*||_2.  The solution is accepted (``converged``) when the partition is self-consistent and
-    gap <= gap_rtol * max(1, P(w)).
+    ||w - w*||_2.  The solution is accepted (``converged``) when gap <= gap_rtol * max(1, P(w)) and, if
+    ``distance_tol`` is given (a mechanism's solver_tol x sensitivity), sqrt(2 gap) <= distance_tol.
     """
     C = check_positive(C, "C")
     n = X.shape[0]
@@ -347,10 +379,13 @@ def solve_hinge_primal(
             best = (gap, alpha, w, margins, it, ok)
         return ok
 
+    def accept(gap: float, w: Array, margins: Array) -> bool:
+        primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
+        return gap <= gap_rtol * max(1.0, primal) and (distance_tol is None or math.sqrt(2.0 * max(gap, 0.0)) <= distance_tol)
+
     def certified() -> bool:
         gap, _, w, margins, _, _ = best
-        primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
-        return gap <= gap_rtol * max(1.0, primal)
+        return accept(gap, w, margins)
 
     # Near-duplicate points (one-hot data) leave many margins close to 1: the partition guessed from a
     # loose warm start is then ambiguous, so the warm start is tightened until the polish succeeds.
@@ -377,14 +412,26 @@ def solve_hinge_primal(
             consider(_pdas(A, upper, alpha_r > upper - rel, alpha_r < rel))
         if certified():
             break
+        # the polish cycles: solve the dual exactly on the points near the margin
+        for width in WORKING_SET_WIDTHS:
+            ws = _working_set_qp(A, upper, margins0, width)
+            if ws is None:
+                continue
+            consider(ws)
+            rel = 1e-6 * upper
+            consider(_pdas(A, upper, ws[0] > upper - rel, ws[0] < rel))
+            if certified():
+                break
+        if certified():
+            break
     gap, alpha, w, margins, it, ok = best
     primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
-    if not gap <= gap_rtol * max(1.0, primal) and n <= CVXPY_FALLBACK_MAX_N:
+    if not accept(gap, w, margins) and n <= CVXPY_FALLBACK_MAX_N:
         ref = solve_hinge_dual_cvxpy(y, C, X=X)
         if ref.gap is not None and ref.gap < gap:
             ref.n_iter += n_iter
             return ref
-    converged = gap <= gap_rtol * max(1.0, primal)
+    converged = accept(gap, w, margins)
     return ERMSolution(
         coef=w, objective=primal / C, distance_bound=math.sqrt(2.0 * max(gap, 0.0)), method="liblinear+active-set",
         n_iter=n_iter + it, converged=converged, alpha=alpha, gap=gap,
@@ -436,11 +483,17 @@ def solve_hinge_dual_cvxpy(
     )
 
 
-def solve_erm(X: Array, y: Array, loss: MarginLoss, C: float, **kwargs: object) -> ERMSolution:
-    """Rubinstein et al.'s primal (1/2)||w||^2 + (C/n) sum l(y_i <w, x_i>) for any supported loss."""
+def solve_erm(X: Array, y: Array, loss: MarginLoss, C: float, *, distance_tol: float | None = None) -> ERMSolution:
+    """Rubinstein et al.'s primal (1/2)||w||^2 + (C/n) sum l(y_i <w, x_i>) for any supported loss.
+
+    ``distance_tol``: the certified ||w - w*|| the caller needs (hinge: through the duality gap; smooth losses:
+    ||grad|| / lambda with lambda = 1/C, so the gradient tolerance is tightened to distance_tol / C).
+    """
+    C = check_positive(C, "C")
     if isinstance(loss, Hinge):
-        return solve_hinge_primal(X, y, C, **kwargs)  # type: ignore[arg-type]
-    return solve_smooth_erm(X, y, loss, 1.0 / check_positive(C, "C"), **kwargs)  # type: ignore[arg-type]
+        return solve_hinge_primal(X, y, C, distance_tol=distance_tol)
+    gtol = SMOOTH_GTOL if distance_tol is None else min(SMOOTH_GTOL, distance_tol / C)
+    return solve_smooth_erm(X, y, loss, 1.0 / C, gtol=gtol)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -87,8 +87,8 @@ class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
             kappa = math.sqrt(kappa**2 + s**2)
         n, F = Phi.shape
         L = loss.lipschitz
-        sol = solve_erm(Phi, y, loss, C)
         l2, l1 = lemma_9_sensitivity(L, C, kappa, n, F)
+        sol = solve_erm(Phi, y, loss, C, distance_tol=solver_tol * l2)
         if not sol.distance_bound <= solver_tol * l2:
             raise RuntimeError(
                 f"the solver certified ||w - w*|| <= {sol.distance_bound:.3g}, above solver_tol * sensitivity = "
