@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.extmath import row_norms
 
 __all__ = [
     "PrivacyLeakWarning",
@@ -138,7 +139,7 @@ def check_row_norms(
     """
     bound = check_positive(bound, "norm bound")
     if norms is None:
-        norms = np.linalg.norm(X, axis=1)
+        norms = row_norms(X, squared=False)
     over = norms > bound * (1.0 + NORM_RTOL)
     if not np.any(over):
         return X

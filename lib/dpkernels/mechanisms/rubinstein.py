@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
 
 from dpkernels._validation import (
@@ -248,8 +249,12 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         raise ValueError("feature_map must be None, a fitted transformer or a callable")
 
     def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
-        Phi = check_finite_array(self._map()(X), "phi(X)")
-        norms = np.linalg.norm(Phi, axis=1)
+        Phi = np.asarray(self._map()(X), dtype=np.float64)
+        if Phi.ndim != 2 or len(Phi) != len(X):
+            raise ValueError(f"phi(X) must be a 2-d array with one row per example, got shape {Phi.shape}")
+        norms = row_norms(Phi)
+        if not np.all(np.isfinite(norms)):  # a non-finite entry makes its row's norm non-finite
+            raise ValueError("phi(X) contains NaN or infinite values; the privacy analysis needs finite inputs")
         if self.data_norm is not None:
             kappa = check_positive(self.data_norm, "data_norm")
         elif self.feature_map is not None and hasattr(self.feature_map, "max_feature_norm"):
@@ -264,14 +269,13 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
             )
         Phi = check_row_norms(Phi, kappa, clip=self.clip, what="feature norms ||phi(x)||", norms=norms)
         self.feature_kappa_ = kappa
-        self.feature_bound_ = float(np.max(np.abs(Phi)))
+        self.feature_bound_ = float(max(Phi.max(), -Phi.min()))
         return Phi, kappa
 
     def _transform(self, X: Array) -> Array:
         Phi = self._map()(X)
         if self.clip:  # the same per-record clipping as in fit
-            norms = np.linalg.norm(Phi, axis=1)
-            Phi = Phi / np.maximum(norms / self.feature_kappa_, 1.0)[:, None]
+            Phi = Phi / np.maximum(row_norms(Phi) / self.feature_kappa_, 1.0)[:, None]
         return Phi
 
 
