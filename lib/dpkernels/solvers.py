@@ -64,8 +64,11 @@ HINGE_GAP_RTOL = 1e-10
 POLISH_THRESHOLD_FACTORS = (10.0, 1.0, 100.0)
 #: liblinear tolerances tried in turn for the warm start (the first is ``liblinear_tol``'s default).
 LIBLINEAR_TOLS = (1e-6, 1e-10)
+#: Iterations of each active-set polish from a warm start (it converges in 1-3 when it converges at all; a
+#: cycling polish hands over to the working-set QP).
+PDAS_MAX_ITER = 5
 #: Margin half-widths |m - 1| <= width of the working sets solved exactly (cvxpy) when the polish cycles.
-WORKING_SET_WIDTHS = (0.01, 0.05, 0.2)
+WORKING_SET_WIDTHS = (0.001, 0.01, 0.05)
 #: The working-set QP is skipped when more points than this lie in the set.
 WORKING_SET_MAX = 20_000
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
@@ -258,7 +261,7 @@ def _pdas(
     on the free set exactly.  Returns (alpha, w, margins, iterations, converged); on convergence the
     partition is self-consistent, i.e. the KKT conditions hold up to round-off.
     """
-    max_free = max(2 * A.shape[1], 50)
+    max_free = max(A.shape[1], 50)
     best: tuple[float, Array, Array, Array] | None = None
     for it in range(1, max_iter + 1):
         free = ~(upper_set | lower_set)
@@ -272,8 +275,10 @@ def _pdas(
             G = Af @ Af.T
             try:
                 a_free = cho_solve(cho_factor(G), rhs)
-            except LinAlgError:  # duplicated margin points: the duals are not unique, w is
-                a_free = np.linalg.lstsq(G, rhs, rcond=None)[0]
+            except LinAlgError:  # duplicated margin points: the duals are not unique, w is; a tiny ridge picks one
+                # (the iterate is certified by the duality gap of its clipped duals, so the ridge costs no validity)
+                ridge = 1e-12 * max(float(np.trace(G)) / len(G), 1e-300)
+                a_free = cho_solve(cho_factor(G + ridge * np.eye(len(G))), rhs)
             alpha[free] = a_free
             w = b + Af.T @ a_free
         else:
@@ -299,7 +304,7 @@ def _pdas(
     return best[1], best[2], best[3], it, False
 
 
-def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int = 1000) -> Array | None:
+def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int = 300) -> Array | None:
     """Duals consistent with an approximate primal w: alpha = upper where m < 1 - tau, 0 where m > 1 + tau, and on
     the near-margin set the bounded least-squares fit of sum_i alpha_i a_i = w (scipy ``lsq_linear``, BVLS).
     ``None`` when more than ``max_near`` points are near the margin.  Any feasible alpha certifies w(alpha)
@@ -358,8 +363,9 @@ def solve_hinge_primal(
     liblinear (scikit-learn ``LinearSVC``, C_liblinear = C/n, fixed shuffling seed) gives a warm start;
     a primal-dual active-set polish solves the dual KKT system exactly, seeded by the warm start's
     margins; when they are too ambiguous for the polish (or it cycles) the dual restricted to the points
-    near the margin is solved with cvxpy (``WORKING_SET_WIDTHS``), and only then is the warm start recomputed
-    at a tighter tolerance (``LIBLINEAR_TOLS``).  ``alpha`` are the duals of Eq. (1)
+    near the margin is solved with cvxpy (``WORKING_SET_WIDTHS``), then duals are recovered from the warm start
+    by bounded least squares, and only then is the warm start recomputed at a tighter tolerance
+    (``LIBLINEAR_TOLS``).  ``alpha`` are the duals of Eq. (1)
     (0 <= alpha_i <= C/n), ``gap`` the duality gap, ``distance_bound = sqrt(2 gap)`` certifies
     ||w - w*||_2.  The solution is accepted (``converged``) when gap <= gap_rtol * max(1, P(w)) and, if
     ``distance_tol`` is given (a mechanism's solver_tol x sensitivity), sqrt(2 gap) <= distance_tol.
@@ -399,29 +405,28 @@ def solve_hinge_primal(
         w0 = svc.coef_.ravel().astype(np.float64)
         margins0 = A @ w0
         taus = [factor * tol for factor in POLISH_THRESHOLD_FACTORS]
-        if any(consider(_pdas(A, upper, margins0 < 1.0 - tau, margins0 > 1.0 + tau)) for tau in taus) or certified():
+        if any(consider(_pdas(A, upper, margins0 < 1.0 - tau, margins0 > 1.0 + tau, max_iter=PDAS_MAX_ITER)) for tau in taus) or certified():
             break
-        # degenerate margins: certify the warm start through duals recovered by bounded least squares
-        for tau in (1e-4, 1e-3):
-            alpha_r = _recover_duals(A, upper, w0, tau)
-            if alpha_r is None:
-                continue
-            w_r = A.T @ alpha_r
-            consider((alpha_r, w_r, A @ w_r, 0, False))
-            rel = 1e-6 * upper
-            consider(_pdas(A, upper, alpha_r > upper - rel, alpha_r < rel))
-        if certified():
-            break
-        # the polish cycles: solve the dual exactly on the points near the margin
+        rel = 1e-6 * upper
+        # the polish cycles or the margins are degenerate: solve the dual exactly on the points near the margin
         for width in WORKING_SET_WIDTHS:
             ws = _working_set_qp(A, upper, margins0, width)
             if ws is None:
                 continue
             consider(ws)
-            rel = 1e-6 * upper
-            consider(_pdas(A, upper, ws[0] > upper - rel, ws[0] < rel))
             if certified():
                 break
+            consider(_pdas(A, upper, ws[0] > upper - rel, ws[0] < rel, max_iter=PDAS_MAX_ITER))
+            if certified():
+                break
+        if certified():
+            break
+        # last resort: duals recovered from the warm start by bounded least squares on a small near-margin set
+        alpha_r = _recover_duals(A, upper, w0, 1e-4)
+        if alpha_r is not None:
+            w_r = A.T @ alpha_r
+            consider((alpha_r, w_r, A @ w_r, 0, False))
+            consider(_pdas(A, upper, alpha_r > upper - rel, alpha_r < rel))
         if certified():
             break
     gap, alpha, w, margins, it, ok = best
