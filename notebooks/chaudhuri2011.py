@@ -39,6 +39,7 @@ import math
 import warnings
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -378,8 +379,9 @@ if kdd is not None:
             npe = lc[(lc.loss == loss) & (lc.method == "non-private")].groupby("size").error.mean()
             ax.plot(npe.index, npe.values, color=colors["non-private"], marker="s", label="Non-private (union of parts), reproduced")
             ax.axhline(E.PUBLISHED_FIGURES_4_5_NONPRIVATE[loss], color=colors["non-private"], ls="--", alpha=0.6, label="Non-private, published")
-            ax.set(xlabel="rows per training part (scaled down: 10% KDD file)", ylabel="misclassification error rate",
+            ax.set(xlabel="rows per training part, thousands (scaled down: 10% KDD file)", ylabel="misclassification error rate",
                    title=f"({'a' if eps == 0.05 else 'b'}) eps_p = {eps}")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
             ax.legend(fontsize=7)
         fig.suptitle(f"Figure {fig_no}: {'logistic regression' if loss == 'logistic' else 'Huber SVM'}, Algorithm 4 over 5 Lambdas", y=1.02)
         save(fig, f"figure_{fig_no}")
@@ -652,7 +654,8 @@ fig, axes = plt.subplots(1, len(kern_parts), figsize=(6 * len(kern_parts), 4), s
 for ax, (name, g) in zip(axes[0], kern.groupby("data")):
     sns.lineplot(data=g.assign(label=np.where(g.model == "linear", "linear", "RFF D=" + g.D.astype(str))), x="epsilon", y="error", hue="label",
                  marker="o", errorbar="sd", ax=ax)
-    ax.set(xscale="log", xlabel="eps_p", ylabel="test error", title=f"Algorithm 3 (objective, Lambda = 1e-3) on {name}")
+    ax.set(xscale="log", xlabel="eps_p (log scale)", ylabel="test error", title=f"Algorithm 3 (objective, Lambda = 1e-3) on {name}")
+    ax.legend(title="features")
 save(fig, "kernel_experiment")
 ks
 
