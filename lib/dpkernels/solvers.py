@@ -68,9 +68,9 @@ LIBLINEAR_TOLS = (1e-6, 1e-10)
 #: cycling polish hands over to the working-set QP).
 PDAS_MAX_ITER = 5
 #: Margin half-widths |m - 1| <= width of the working sets solved exactly (cvxpy) when the polish cycles.
-WORKING_SET_WIDTHS = (0.001, 0.01, 0.05)
+WORKING_SET_WIDTHS = (1e-4, 1e-3, 1e-2)
 #: The working-set QP is skipped when more points than this lie in the set.
-WORKING_SET_MAX = 20_000
+WORKING_SET_MAX = 8_000
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
 #: Once ||grad|| < 1e-6, Newton stops when the gradient norm has not fallen by 10% for this many iterations
@@ -304,7 +304,7 @@ def _pdas(
     return best[1], best[2], best[3], it, False
 
 
-def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int = 300) -> Array | None:
+def _recover_duals(A: Array, upper: float, w: Array, tau: float, max_near: int = 1000) -> Array | None:
     """Duals consistent with an approximate primal w: alpha = upper where m < 1 - tau, 0 where m > 1 + tau, and on
     the near-margin set the bounded least-squares fit of sum_i alpha_i a_i = w (scipy ``lsq_linear``, BVLS).
     ``None`` when more than ``max_near`` points are near the margin.  Any feasible alpha certifies w(alpha)
