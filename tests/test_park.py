@@ -102,3 +102,20 @@ def test_setting_effect_grouping_and_validation():
     assert df.set_index("setting").loc["Table 7.1", "lr"] == 0.001
     with pytest.raises(ValueError, match="overrides"):
         setting_effect("three_moons", [{"gamma": 1.0}], [0])
+
+
+def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
+    """SVM WEIGHT's noise assumes the exact minimiser: a solve the solver cannot certify is refused."""
+    import dataclasses
+
+    from dpkernels.mechanisms import baselines
+    from dpkernels.solvers import solve_erm
+
+    def loose(*args, **kwargs):
+        return dataclasses.replace(solve_erm(*args, **kwargs), distance_bound=1.0)
+
+    monkeypatch.setattr(baselines, "solve_erm", loose)
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
+    with pytest.raises(RuntimeError, match="refusing to release"):
+        fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0)

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpkernels._validation import check_epsilon, check_probability, check_random_state
-from dpkernels.bounds.rubinstein import corollary_12_noise_scale
+from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity
 from dpkernels.losses import Hinge
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import solve_erm
@@ -89,16 +89,25 @@ def semi_operator(Phi: Array) -> tuple[Array, float]:
     return (V / vals[keep]) @ (V.T @ Phi.T), math.sqrt(max(float(vals[-1]), 0.0))
 
 
-def fit_one_vs_all(X: Array, y: NDArray, box: float, gamma: float, d_hat: int = 200, random_state: object = None) -> OneVsAllSVM:
-    """Train the K non-private one-against-all hinge SVMs (certified solves) once; the noise is added later."""
+def fit_one_vs_all(X: Array, y: NDArray, box: float, gamma: float, d_hat: int = 200, random_state: object = None,
+                   solver_tol: float = 1e-3) -> OneVsAllSVM:
+    """Train the K non-private one-against-all hinge SVMs once; the noise is added later.
+
+    Each solve is certified to within ``solver_tol`` x Lemma 9's L2 sensitivity (the noise of SVM WEIGHT assumes the
+    exact minimiser, as in :class:`~dpkernels.mechanisms.PrivateSVM`); a solve that cannot be certified is refused.
+    """
     rng = check_random_state(random_state)
     rff = RandomFourierFeatures("rbf", math.sqrt(1.0 / (2.0 * gamma)), d_hat, random_state=rng).fit(X)
     Phi = rff.transform(X)
     classes = np.unique(y)
     n = X.shape[0]
+    tol = solver_tol * lemma_9_sensitivity(1.0, box * n, 1.0, n, Phi.shape[1])[0]
     W, bounds = [], []
     for k in classes:
-        sol = solve_erm(Phi, np.where(y == k, 1.0, -1.0), Hinge(), box * n)
+        sol = solve_erm(Phi, np.where(y == k, 1.0, -1.0), Hinge(), box * n, distance_tol=tol)
+        if not sol.distance_bound <= tol:
+            raise RuntimeError(f"class {k!r}: the solver certified ||w - w*|| <= {sol.distance_bound:.3g}, above solver_tol x "
+                               f"sensitivity = {tol:.3g}; refusing to release (the guarantee assumes the exact minimiser)")
         W.append(sol.coef)
         bounds.append(sol.distance_bound)
     return OneVsAllSVM(rff, np.array(W), classes, box, n, d_hat, np.array(bounds))
