@@ -118,21 +118,29 @@ def test_hinge_certifies_on_duplicated_rows(C):
     assert np.linalg.norm(fast.coef - ref.coef) <= fast.distance_bound + ref.distance_bound + 1e-8
 
 
-def test_working_set_qp_certifies_and_distance_tol_is_honoured():
-    """The cvxpy working-set fallback of the hinge solver: with every point in the set it is the full dual
-    (gap ~ 0 from a poor guess); solve_hinge_primal only reports convergence within ``distance_tol``."""
-    from dpkernels.solvers import _working_set_qp, hinge_duality_gap
+def test_working_set_qp_certifies_and_distance_tol_is_honoured(monkeypatch):
+    """The working-set QP of the hinge solver: with every point in the set it is the full dual (gap ~ 0 from a
+    poor guess), in both its Gram-matrix and lifted forms; solve_hinge_primal only reports convergence within
+    ``distance_tol``."""
+    from dpkernels import solvers
+    from dpkernels.solvers import _SignedRows, _working_set_qp, hinge_duality_gap
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 20))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=400) > 0, 1.0, -1.0)
     upper = 100.0 / 400
-    A = X * y[:, None]
-    rough = A @ (0.5 * A.mean(axis=0))
-    alpha, w, margins, _, _ = _working_set_qp(A, upper, rough, width=1e6)
-    assert np.all((alpha >= 0) & (alpha <= upper))
-    assert hinge_duality_gap(margins, alpha, upper) < 1e-8
+    A = _SignedRows(X, y)
+    rough = A.margins(0.5 * A.combine(np.full(400, 1 / 400)))
+    solutions = []
+    for dense_max in (400, 10):  # all 400 points in the Gram form, then in the lifted form
+        monkeypatch.setattr(solvers, "DENSE_DUAL_MAX", dense_max)
+        alpha, w, margins, _, _ = _working_set_qp(A, upper, rough, width=1e6)
+        assert np.all((alpha >= 0) & (alpha <= upper))
+        assert hinge_duality_gap(margins, alpha, upper) < 1e-8
+        solutions.append(w)
+    assert np.linalg.norm(solutions[0] - solutions[1]) < 1e-4
     assert _working_set_qp(A, upper, rough, width=-1.0) is None  # empty set
+    assert _working_set_qp(A, upper, rough, width=1e6, max_size=399) is None  # too large
     sol = solve_hinge_primal(X, y, 100.0, distance_tol=1e-7)
     assert sol.converged and sol.distance_bound <= 1e-7
