@@ -144,3 +144,41 @@ def test_working_set_qp_certifies_and_distance_tol_is_honoured(monkeypatch):
     assert _working_set_qp(A, upper, rough, width=1e6, max_size=399) is None  # too large
     sol = solve_hinge_primal(X, y, 100.0, distance_tol=1e-7)
     assert sol.converged and sol.distance_bound <= 1e-7
+
+
+@pytest.mark.parametrize("C", [10.0, 1000.0])
+def test_hinge_fast_path_needs_one_warm_start(C, monkeypatch):
+    """On random features the exact dual of the points near the warm start's margin certifies the solution: one
+    liblinear run at LinearSVC's tolerance, a Gram-form working set, no tighter warm start (what keeps
+    PrivateSVM.fit within 1.5x of LinearSVC, benchmarks/bench_rubinstein2012.py)."""
+    from sklearn.svm import LinearSVC
+
+    from dpkernels import solvers
+
+    tols, sizes = [], []
+
+    class CountingSVC(LinearSVC):
+        def fit(self, X, y):
+            tols.append(self.tol)
+            return super().fit(X, y)
+
+    working_set_qp = solvers._working_set_qp
+
+    def counting_working_set_qp(*args, **kwargs):
+        sizes.append(kwargs["max_size"])
+        return working_set_qp(*args, **kwargs)
+
+    monkeypatch.setattr(solvers, "LinearSVC", CountingSVC)
+    monkeypatch.setattr(solvers, "_working_set_qp", counting_working_set_qp)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(6000, 8))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(np.sin(3 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=6000) > 0, 1.0, -1.0)
+    F = RandomFourierFeatures(n_components=60, sigma=0.7, random_state=3).fit_transform(X)
+    tol = 1e-3 * 4 * C / 6000
+    sol = solve_hinge_primal(F, y, C, distance_tol=tol)
+    assert sol.converged and sol.distance_bound <= tol
+    assert tols == [pytest.approx(1e-4)]
+    assert sizes and all(size == solvers.DENSE_DUAL_MAX for size in sizes)
+    ref = solve_hinge_dual_cvxpy(y, C, X=F)
+    assert np.linalg.norm(sol.coef - ref.coef) <= sol.distance_bound + ref.distance_bound + 1e-8
