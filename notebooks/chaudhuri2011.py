@@ -379,11 +379,12 @@ if kdd is not None:
             npe = lc[(lc.loss == loss) & (lc.method == "non-private")].groupby("size").error.mean()
             ax.plot(npe.index, npe.values, color=colors["non-private"], marker="s", label="Non-private (union of parts), reproduced")
             ax.axhline(E.PUBLISHED_FIGURES_4_5_NONPRIVATE[loss], color=colors["non-private"], ls="--", alpha=0.6, label="Non-private, published")
-            ax.set(xlabel="rows per training part, thousands (scaled down: 10% KDD file)", ylabel="misclassification error rate",
+            ax.set(xlabel="rows per training part (k = thousand)", ylabel="misclassification error rate",
                    title=f"({'a' if eps == 0.05 else 'b'}) eps_p = {eps}")
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
             ax.legend(fontsize=7)
-        fig.suptitle(f"Figure {fig_no}: {'logistic regression' if loss == 'logistic' else 'Huber SVM'}, Algorithm 4 over 5 Lambdas", y=1.02)
+        fig.suptitle(f"Figure {fig_no}: {'logistic regression' if loss == 'logistic' else 'Huber SVM'}, Algorithm 4 over 5 Lambdas "
+                     "(sizes scaled down to the 10% KDD file)", y=1.02)
         save(fig, f"figure_{fig_no}")
     falls = all(lc[(lc.method == m) & (lc.loss == l) & np.isclose(lc.epsilon, 0.01)].groupby("size").error.mean().iloc[-1]
                 <= lc[(lc.method == m) & (lc.loss == l) & np.isclose(lc.epsilon, 0.01)].groupby("size").error.mean().iloc[0]
