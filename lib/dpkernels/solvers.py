@@ -472,9 +472,12 @@ def solve_hinge_primal(
 
     def working_sets(widths: tuple[float, ...], max_size: int) -> bool:
         for width in widths:
+            if width in solved:  # the same set from the same warm start: the same answer
+                continue
             ws = _working_set_qp(A, upper, margins0, width, max_size=max_size)
             if ws is None:
                 continue
+            solved.add(width)
             consider(ws)
             if certified():
                 return True
@@ -492,6 +495,7 @@ def solve_hinge_primal(
         n_iter += int(svc.n_iter_)
         w0 = svc.coef_.ravel().astype(np.float64)
         margins0 = A.margins(w0)
+        solved: set[float] = set()
         if working_sets(FAST_WORKING_SET_WIDTHS, DENSE_DUAL_MAX):
             break
         for tau in (factor * tol for factor in POLISH_THRESHOLD_FACTORS):
