@@ -17,8 +17,9 @@ Park Corollary 4.2) bound the sensitivity of the *exact* minimiser w*.  A solver
   ||w - w*|| <= ||grad J(w)|| / Lambda.
 * hinge loss (:func:`solve_hinge_primal`): liblinear's dual coordinate descent (scikit-learn
   ``LinearSVC``) for a warm start, the dual restricted to the points near its margin solved exactly
-  (Clarabel), then a primal-dual active-set polish that solves the KKT system of the dual exactly; the duality gap is computed as a sum of non-negative complementarity terms
-  (no cancellation), and ||w(alpha) - w*||^2 <= 2 gap / Lambda.
+  (Clarabel), then a primal-dual active-set polish that solves the KKT system of the dual exactly; the
+  duality gap is computed as a sum of non-negative complementarity terms (no cancellation), and
+  ||w(alpha) - w*||^2 <= 2 gap / Lambda.
 * :func:`solve_hinge_dual_cvxpy`: the dual QP (Rubinstein et al. Eq. 1) with cvxpy / Clarabel, the
   exact reference for small n (and for kernels given only through a Gram matrix).
 """
@@ -286,7 +287,7 @@ class _SignedRows:
 def _pdas(
     A: _SignedRows, upper: float, upper_set: NDArray[np.bool_], lower_set: NDArray[np.bool_], max_iter: int = 10
 ) -> tuple[Array, Array, Array, int, bool]:
-    """Primal-dual active-set method for the dual min (1/2) a'AA'a - 1'a, 0 <= a <= upper (A = y * X).
+    """Primal-dual active-set method for the dual min (1/2) a'AA'a - 1'a, 0 <= a <= upper (rows of A: y_i x_i).
 
     Starts from a guessed partition (alpha = upper / alpha = 0 / free); each step solves the KKT system
     on the free set exactly.  Returns (alpha, w, margins, iterations, converged); on convergence the
@@ -456,9 +457,12 @@ def solve_hinge_primal(
             best = (gap, alpha, w, margins, it, ok)
         return ok
 
+    def primal(w: Array, margins: Array) -> float:
+        return 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
+
     def accept(gap: float, w: Array, margins: Array) -> bool:
-        primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
-        return gap <= gap_rtol * max(1.0, primal) and (distance_tol is None or math.sqrt(2.0 * max(gap, 0.0)) <= distance_tol)
+        within_distance = distance_tol is None or math.sqrt(2.0 * max(gap, 0.0)) <= distance_tol
+        return gap <= gap_rtol * max(1.0, primal(w, margins)) and within_distance
 
     def certified() -> bool:
         gap, _, w, margins, _, _ = best
@@ -513,7 +517,6 @@ def solve_hinge_primal(
         if certified():
             break
     gap, alpha, w, margins, it, ok = best
-    primal = 0.5 * float(w @ w) + upper * float(np.sum(np.maximum(0.0, 1.0 - margins)))
     if not accept(gap, w, margins) and n <= CVXPY_FALLBACK_MAX_N:
         ref = solve_hinge_dual_cvxpy(y, C, X=X)
         if ref.gap is not None and ref.gap < gap:
@@ -521,8 +524,8 @@ def solve_hinge_primal(
             return ref
     converged = accept(gap, w, margins)
     return ERMSolution(
-        coef=w, objective=primal / C, distance_bound=math.sqrt(2.0 * max(gap, 0.0)), method="liblinear+active-set",
-        n_iter=n_iter + it, converged=converged, alpha=alpha, gap=gap,
+        coef=w, objective=primal(w, margins) / C, distance_bound=math.sqrt(2.0 * max(gap, 0.0)),
+        method="liblinear+active-set", n_iter=n_iter + it, converged=converged, alpha=alpha, gap=gap,
     )
 
 
