@@ -147,3 +147,26 @@ def test_calculator_values():
     assert R.lemma_18_failure_probability(0.1, math.ceil(R.lemma_18_d_hat(0.1, 0.1, 2, 1.4, 1.0)), 2, 1.4, 1.0) <= 0.1
     with pytest.raises(ValueError):
         R.theorem_23_beta_lower(1.5)
+
+
+@pytest.mark.parametrize("estimator", [PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, random_state=0),
+                                       PrivateSVM(epsilon=1.0, C=10.0, n_components=5, random_state=0)],
+                         ids=["finite", "rff"])
+def test_uncertified_solve_is_refused(estimator, monkeypatch):
+    """The guarantee assumes the exact minimiser: a solution certified only beyond solver_tol x the sensitivity
+    (here 1.0, far above 1e-3 x 4LC kappa / n) is refused, not released with noise."""
+    import dataclasses
+
+    from dpkernels.mechanisms import rubinstein
+    from dpkernels.solvers import solve_erm
+
+    monkeypatch.setattr(rubinstein, "solve_erm",
+                        lambda *args, **kwargs: dataclasses.replace(solve_erm(*args, **kwargs), distance_bound=1.0))
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = clone(estimator)
+    with pytest.raises(RuntimeError, match="refusing to release"):
+        model.fit(X, y)
+    assert not hasattr(model, "coef_")  # nothing noisy was computed from the uncertified solution

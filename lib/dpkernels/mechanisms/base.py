@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Guarantee", "REPLACE_ONE"]
+__all__ = ["Guarantee", "REPLACE_ONE", "require_certified", "split_intercept"]
 
 #: The neighbouring relation of all five papers' replacement-style definitions.
 REPLACE_ONE = "replace-one: D and D' have the same n and differ in one example (x_i, y_i)"
@@ -39,6 +39,16 @@ class Guarantee:
             lines.append(f"  with the certified solver tolerance: epsilon <= {self.epsilon_solver:.6g}")
         lines += [f"  assumes: {a}" for a in self.assumptions]
         return "\n".join(lines)
+
+
+def require_certified(distance_bound: float, tol: float, what: str = "||w - w*||") -> None:
+    """Refuse to release unless the solver certified ``what`` <= tol (= solver_tol x the sensitivity): every
+    mechanism's privacy proof assumes the exact minimiser, and a solver error eta adds up to 2 eta to the sensitivity."""
+    if not distance_bound <= tol:
+        raise RuntimeError(
+            f"the solver certified {what} <= {distance_bound:.3g}, above solver_tol x sensitivity = {tol:.3g}; "
+            "refusing to release (the guarantee assumes the exact minimiser)"
+        )
 
 
 def split_intercept(w: np.ndarray, fit_intercept: bool, intercept_scaling: float) -> tuple[np.ndarray, float]:

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from dpkernels._validation import check_epsilon, check_probability, check_random_state
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity
 from dpkernels.losses import Hinge
+from dpkernels.mechanisms.base import require_certified
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import solve_erm
 
@@ -105,9 +106,7 @@ def fit_one_vs_all(X: Array, y: NDArray, box: float, gamma: float, d_hat: int = 
     W, bounds = [], []
     for k in classes:
         sol = solve_erm(Phi, np.where(y == k, 1.0, -1.0), Hinge(), box * n, distance_tol=tol)
-        if not sol.distance_bound <= tol:
-            raise RuntimeError(f"class {k!r}: the solver certified ||w - w*|| <= {sol.distance_bound:.3g}, above solver_tol x "
-                               f"sensitivity = {tol:.3g}; refusing to release (the guarantee assumes the exact minimiser)")
+        require_certified(sol.distance_bound, tol, f"||w - w*|| (class {k!r})")
         W.append(sol.coef)
         bounds.append(sol.distance_bound)
     return OneVsAllSVM(rff, np.array(W), classes, box, n, d_hat, np.array(bounds))

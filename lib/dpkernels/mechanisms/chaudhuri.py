@@ -41,7 +41,7 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.chaudhuri import ObjectivePerturbationParameters, theorem_6_beta, theorem_9_parameters
 from dpkernels.losses import MarginLoss, make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, split_intercept
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified, split_intercept
 from dpkernels.noise import exponential_mechanism, gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_smooth_erm
@@ -55,11 +55,7 @@ DEFAULT_TOL = 1e-10
 
 def _check_certificate(distance_bound: float, solver_tol: float, scale: float) -> None:
     """Refuse to release when the solver cannot certify ||f - f_exact|| <= solver_tol * 2R/(n (Lambda + Delta))."""
-    if not distance_bound <= check_positive(solver_tol, "solver_tol") * scale:
-        raise RuntimeError(
-            f"the solver certified ||f - f_exact|| <= {distance_bound:.3g}, above solver_tol x sensitivity = "
-            f"{solver_tol * scale:.3g}; refusing to release (the guarantee assumes the exact minimiser)"
-        )
+    require_certified(distance_bound, check_positive(solver_tol, "solver_tol") * scale, "||f - f_exact||")
 
 
 class _ChaudhuriERM(ClassifierMixin, BaseEstimator):

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpkernels._validation import check_epsilon, check_finite_array, check_positive, check_random_state
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified
 from dpkernels.noise import laplace_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_svdd
@@ -97,8 +97,8 @@ class PrivateSVDD(BaseEstimator):
         sol = solve_svdd(Phi, box)
         F = Phi.shape[1]
         self.sensitivity_l2_, self.sensitivity_l1_ = corollary_4_2_sensitivity(box, F)
-        if not sol.distance_bound <= check_positive(self.solver_tol, "solver_tol") * self.sensitivity_l2_:
-            raise RuntimeError(f"SVDD solver certified ||a - a*|| <= {sol.distance_bound:.3g} only; refusing to release")
+        require_certified(sol.distance_bound, check_positive(self.solver_tol, "solver_tol") * self.sensitivity_l2_,
+                          "||a - a*|| (SVDD centre)")
         self._nonprivate = sol
         self.n_features_in_ = X.shape[1]
         self.frequencies_ = self.rff_.frequencies_

@@ -43,7 +43,7 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
 from dpkernels.losses import make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, split_intercept
+from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified, split_intercept
 from dpkernels.noise import laplace_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_erm
@@ -90,11 +90,7 @@ class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
         L = loss.lipschitz
         l2, l1 = lemma_9_sensitivity(L, C, kappa, n, F)
         sol = solve_erm(Phi, y, loss, C, distance_tol=solver_tol * l2)
-        if not sol.distance_bound <= solver_tol * l2:
-            raise RuntimeError(
-                f"the solver certified ||w - w*|| <= {sol.distance_bound:.3g}, above solver_tol * sensitivity = "
-                f"{solver_tol * l2:.3g}; refusing to release (the guarantee assumes the exact minimiser)"
-            )
+        require_certified(sol.distance_bound, solver_tol * l2)
         if self.noise_scale is None:
             lam = self._noise_scale(epsilon, L, C, kappa, F, n)
         else:
