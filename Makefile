@@ -15,7 +15,7 @@ help:
 	@echo "make reproduce [PROFILE=quick|full] [JOBS=N]  regenerate paper_figures/ and REPORT.md"
 	@echo "make test                                     unit tests + nbval over notebooks/"
 	@echo "make bench                                    speed benchmarks (benchmarks/)"
-	@echo "make sync                                     jupytext --sync the paired notebooks"
+	@echo "make sync                                     update notebooks/*.ipynb inputs from their .py sources"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,8 @@ reproduce: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
-	DPKERNELS_OUTPUT=build/nbval-figures $(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
+	DPKERNELS_PROFILE_OVERRIDE=quick DPKERNELS_OUTPUT=build/nbval-figures PYDEVD_DISABLE_FILE_VALIDATION=1 \
+		$(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
 
 unit: $(STAMP)
 	$(PY) -m pytest tests
@@ -44,7 +45,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 sync: $(STAMP)
-	$(VENV)/bin/jupytext --sync notebooks/*.ipynb
+	$(VENV)/bin/dpkernels sync
 
 clean:
 	rm -rf build .pytest_cache

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from dpkernels import cli
-from dpkernels.report import Checks, build_report, write_table
-from dpkernels.runner import run_notebook
+from dpkernels.report import Checks, build_report, compare_table, render_template, stable_text, write_table
+from dpkernels.runner import run_notebook, section_timings, sync_notebook
 
 TINY = '''# %% tags=["parameters"]
 profile = "quick"
@@ -26,13 +26,45 @@ def test_runner_executes_with_profile_and_updates_paired_notebook(tmp_path):
     nbdir = tmp_path / "notebooks"
     nbdir.mkdir()
     (nbdir / "tiny.py").write_text(TINY)
-    result = run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build")
+    result = run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "figs")
     assert result.ok, result.error
     executed = nbformat.read(tmp_path / "build" / "full" / "tiny.ipynb", as_version=4)
     assert any("profile is full" in "".join(o.get("text", "")) for c in executed.cells for o in c.get("outputs", []))
     updated = nbformat.read(nbdir / "tiny.ipynb", as_version=4)
-    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in updated.cells)
+    injected = [c for c in updated.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and 'profile = "full"' in injected[0].source  # the parameters that produced it
+    assert not any("papermill" in c.metadata for c in updated.cells)
+    updated.cells = [c for c in updated.cells if c not in injected]
     assert jupytext.writes(updated, fmt="py:percent").strip().endswith(TINY.strip())
+    # a second run of the same source gives the same cell ids (diffs show outputs only)
+    ids = [c.id for c in nbformat.read(nbdir / "tiny.ipynb", as_version=4).cells]
+    assert run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "figs").ok
+    assert [c.id for c in nbformat.read(nbdir / "tiny.ipynb", as_version=4).cells] == ids
+
+
+def test_quick_runs_leave_tracked_notebooks_alone(tmp_path):
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    (nbdir / "tiny.py").write_text(TINY)
+    result = run_notebook("tiny", "quick", notebook_dir=nbdir, build_dir=tmp_path / "build")
+    assert result.ok, result.error
+    assert not (nbdir / "tiny.ipynb").exists()
+    assert (tmp_path / "build" / "quick" / "tiny.ipynb").exists()
+    timings = section_timings(tmp_path / "build" / "quick" / "tiny.ipynb", "tiny")
+    assert timings["cells"].sum() == 3 and (timings["seconds"] >= 0).all()
+
+
+def test_sync_keeps_outputs_and_the_injected_cell(tmp_path):
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    (nbdir / "tiny.py").write_text(TINY)
+    assert run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "f").ok
+    (nbdir / "tiny.py").write_text(TINY + "\n# %% [markdown]\n# a new note\n")
+    sync_notebook("tiny", nbdir)
+    nb = nbformat.read(nbdir / "tiny.ipynb", as_version=4)
+    assert any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    assert any("profile is full" in "".join(o.get("text", "")) for c in nb.cells for o in c.get("outputs", []))
+    assert nb.cells[-1].source == "a new note"
 
 
 def test_runner_reports_a_failing_notebook(tmp_path):
@@ -43,32 +75,66 @@ def test_runner_reports_a_failing_notebook(tmp_path):
     assert not result.ok and "boom" in result.error
 
 
-def test_checks_statuses_and_csv(tmp_path):
+def test_checks_kinds_statuses_ids_and_csv(tmp_path):
     c = Checks("demo")
-    assert c.at_most("Lemma 9", "sensitivity", bound=1.0, measured=0.5) == "holds"
-    assert c.at_most("Lemma 10", "sensitivity", bound=1.0, measured=1.5) == "violated"
-    assert c.at_least("Lemma 22", "separation", bound=2.0, measured=2.5) == "holds"
+    assert c.at_most("Lemma 9", "sensitivity", kind="measured", bound=1.0, measured=0.5) == "holds"
+    v = c.at_most("Lemma 10", "sensitivity", kind="measured", bound=1.0, measured=1.5, id="lemma10")
+    assert v.status == "violated" and "VIOLATED" in str(v)
+    assert c.at_least("Lemma 22", "separation", kind="analytic", bound=2.0, measured=2.5) == "holds"
     assert c.skip("Table 2", "KDD", "file unavailable") == "skipped"
-    with pytest.raises(ValueError):
-        c.add("x", "y", bound=1, measured=1, status="fine")
+    with pytest.raises(ValueError, match="status"):
+        c.add("x", "y", kind="measured", bound=1, measured=1, status="fine")
+    with pytest.raises(ValueError, match="kind"):
+        c.add("x", "y", kind="hopeful", bound=1, measured=1, status="holds")
     path = c.write(tmp_path / "demo")
     df = pd.read_csv(path)
-    assert list(df.columns) == ["paper", "claim", "check", "bound", "measured", "status", "detail"]
+    assert list(df.columns) == ["paper", "id", "claim", "check", "kind", "bound", "measured", "status", "detail"]
     assert df["status"].tolist() == ["holds", "violated", "holds", "skipped"]
+    assert "lemma10" in df["id"].tolist() and df["id"].is_unique
 
 
-def test_report_pairs_published_and_reproduced(tmp_path):
+def test_report_counts_only_measured_claims_and_classifies_published_numbers(tmp_path):
     c = Checks("demo")
-    c.at_most("Theorem 1", "bound", bound=2.0, measured=1.0)
+    c.at_most("Theorem 1", "bound", kind="measured", bound=2.0, measured=1.0)
+    c.at_most("Theorem 2", "closed form", kind="consistency", bound=2.0, measured=1.0)
+    c.add("speed", "fit time", kind="target", bound=1, measured=0.5, status="holds")
     c.write(tmp_path / "demo")
-    table = pd.DataFrame({"method": ["a", "a", "b"], "source": ["published", "reproduced", "reproduced"],
-                          "value": [0.5, 0.45, 0.3]})
+    table = pd.DataFrame({"method": ["a", "a", "b", "b", "c", "c", "d"],
+                          "source": ["published", "reproduced"] * 3 + ["reproduced"],
+                          "value": [0.5, 0.45, 0.30, 0.301, 0.8, 0.28, 0.3],
+                          "se": [None, 0.01, None, 0.002, None, 0.01, 0.01],
+                          "errata": [None, None, None, None, None, "C3", None]})
     write_table(table, "table_1", "demo", out=tmp_path / "demo")
     with pytest.raises(ValueError, match="source"):
         write_table(table.assign(source="guess"), "table_x", "demo", out=tmp_path / "demo")
+    with pytest.raises(ValueError, match="se"):
+        write_table(table.drop(columns="se"), "table_y", "demo", out=tmp_path / "demo")
+    paired = compare_table(table)
+    assert paired["class"].tolist() == ["differs, unexplained", "agrees", "differs, explained (C3)"]
     text = build_report(tmp_path).read_text()
-    assert "| demo | 1 | 1 | 0 | 0 | 1 |" in text
-    assert "| a | 0.5 | 0.45 |" in text and "-0.05" in text
+    # 1 measured claim; the consistency and target rows are counted apart; 3 published numbers paired (d is not)
+    assert "| demo | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 3 | 1 | 1 | 1 | 0 |" in text
+    assert "method=a" in text.split("## Differences we cannot explain")[1].split("##")[0]
+
+
+def test_prose_templates_quote_output_files(tmp_path):
+    c = Checks("demo")
+    c.at_most("Lemma 9", "sensitivity", kind="measured", bound=1.0, measured=0.49512, id="lemma9")
+    c.write(tmp_path / "paper_figures" / "demo")
+    pd.DataFrame({"k": ["x", "y"], "source": "reproduced", "value": [0.25, 0.75], "se": 0.0}).to_csv(
+        tmp_path / "paper_figures" / "demo" / "t.csv", index=False)
+    (tmp_path / "r.json").write_text('{"a": {"b": [1.5, 2.25]}}')
+    text = ("loss {{ demo:lemma9.measured | .3f }} of {{ demo:lemma9.bound }}; y = "
+            "{{ paper_figures/demo/t.csv?k=y#value | .2f }}; b = {{ r.json#a.b.1 }}")
+    assert render_template(text, tmp_path) == "loss 0.495 of 1; y = 0.75; b = 2.25"
+    with pytest.raises(KeyError):
+        render_template("{{ demo:nope.measured }}", tmp_path)
+
+
+def test_stable_text_has_no_signed_zeros_or_last_digits():
+    df = pd.DataFrame({"a": [-0.0, -1e-12, 0.123456789], "b": ["x", "y", "z"], "n": [1, 2, 3]})
+    assert stable_text(df.round(2)) == stable_text(pd.DataFrame({"a": [0.0, 0.0, 0.12], "b": ["x", "y", "z"], "n": [1, 2, 3]}))
+    assert "-0" not in stable_text(df, digits=2)
 
 
 def test_cli_datasets_and_report(tmp_path, capsys, offline_empty_data):

@@ -122,8 +122,8 @@ def test_working_set_qp_certifies_and_distance_tol_is_honoured(monkeypatch):
     """The working-set QP of the hinge solver: with every point in the set it is the full dual (gap ~ 0 from a
     poor guess), in both its Gram-matrix and lifted forms; solve_hinge_primal only reports convergence within
     ``distance_tol``."""
-    from dpkernels import solvers
-    from dpkernels.solvers import _SignedRows, _working_set_qp, hinge_duality_gap
+    from dpkernels.solvers import hinge as solvers
+    from dpkernels.solvers.hinge import _SignedRows, _working_set_qp, hinge_duality_gap
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 20))
@@ -153,7 +153,7 @@ def test_hinge_fast_path_needs_one_warm_start(C, monkeypatch):
     PrivateSVM.fit within 1.5x of LinearSVC, benchmarks/bench_rubinstein2012.py)."""
     from sklearn.svm import LinearSVC
 
-    from dpkernels import solvers
+    from dpkernels.solvers import hinge as solvers
 
     tols, sizes = [], []
 

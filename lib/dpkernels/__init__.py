@@ -6,8 +6,8 @@ calculators in :mod:`dpkernels.bounds`, empirical sensitivity and privacy audits
 :mod:`dpkernels.audit`, data loaders in :mod:`dpkernels.datasets`.
 """
 
-from dpkernels._validation import PrivacyLeakWarning, ClippingWarning
+from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning
 
 __version__ = "0.1.0"
 
-__all__ = ["PrivacyLeakWarning", "ClippingWarning", "__version__"]
+__all__ = ["PrivacyLeakWarning", "ClippingWarning", "UnsafeNoiseWarning", "__version__"]

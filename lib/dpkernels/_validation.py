@@ -19,6 +19,7 @@ from sklearn.utils.extmath import row_norms
 __all__ = [
     "PrivacyLeakWarning",
     "ClippingWarning",
+    "UnsafeNoiseWarning",
     "check_random_state",
     "check_positive",
     "check_epsilon",
@@ -39,6 +40,10 @@ class PrivacyLeakWarning(RuntimeWarning):
 
 class ClippingWarning(RuntimeWarning):
     """Inputs were clipped to satisfy a mechanism's assumption (documented, never silent)."""
+
+
+class UnsafeNoiseWarning(RuntimeWarning):
+    """A release uses a paper's continuous float64 sampler, which a floating-point attack defeats."""
 
 
 def check_random_state(random_state: object) -> np.random.Generator:

@@ -11,13 +11,26 @@ __all__ = ["main"]
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from dpkernels.runner import reproduce
 
-    return reproduce(profile=args.profile, papers=args.paper, jobs=args.jobs, update_notebooks=not args.no_update)
+    return reproduce(profile=args.profile, papers=args.paper, jobs=args.jobs,
+                     update_notebooks=False if args.no_update else None, progress=not args.no_progress)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from dpkernels.report import build_report
+    from dpkernels.runner import render_prose
 
     print(build_report(args.root))
+    if args.root is None:
+        for path in render_prose():
+            print(path)
+    return 0
+
+
+def _cmd_sync(args: argparse.Namespace) -> int:
+    from dpkernels.runner import available_papers, sync_notebook
+
+    for paper in args.paper or available_papers():
+        print(sync_notebook(paper))
     return 0
 
 
@@ -44,11 +57,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", choices=("quick", "full"), default="quick")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
     p.add_argument("--jobs", type=int, default=1, help="notebooks run in parallel")
-    p.add_argument("--no-update", action="store_true", help="do not copy executed outputs into notebooks/*.ipynb")
+    p.add_argument("--no-update", action="store_true", help="full profile: do not copy executed outputs into notebooks/*.ipynb")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_reproduce)
-    p = sub.add_parser("report", help="rebuild paper_figures/REPORT.md from the checks and tables")
+    p = sub.add_parser("report", help="rebuild paper_figures/REPORT.md and the prose that quotes outputs (ERRATA.md, README.md)")
     p.add_argument("--root", default=None, help="folder holding <paper>/checks.csv (default: paper_figures)")
     p.set_defaults(func=_cmd_report)
+    p = sub.add_parser("sync", help="update notebooks/*.ipynb inputs from their .py sources, keeping outputs")
+    p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
+    p.set_defaults(func=_cmd_sync)
     p = sub.add_parser("datasets", help="where each dataset was found and whether its checksum is valid")
     p.add_argument("--fetch", action="store_true", help="download missing files from their canonical URLs")
     p.set_defaults(func=_cmd_datasets)

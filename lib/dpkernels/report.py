@@ -1,38 +1,64 @@
-"""Checks, tables and the paper-against-reproduction report.
+"""Checks, tables, the paper-against-reproduction report, and prose that quotes outputs.
 
-Every notebook records its numeric checks with :class:`Checks` (one ``checks.csv`` per paper, columns
-``paper, claim, check, bound, measured, status, detail``; status is ``holds``, ``violated`` or
-``skipped``) and writes its tables with :func:`write_table` (long format with a ``source`` column,
-``published`` or ``reproduced``, and a ``value`` column).  :func:`build_report` turns
-``paper_figures/`` into ``paper_figures/REPORT.md``.
+Checks.  Every notebook records its numeric checks with :class:`Checks` (one ``checks.csv`` per paper, columns
+``paper, id, claim, check, kind, bound, measured, status, detail``).  ``status`` is ``holds``, ``violated`` or
+``skipped``, computed by a criterion of :mod:`dpkernels.verdicts`.  ``kind`` says what the row is worth:
+
+* ``measured``: a simulation, a solve or an audit set against a claim (the only kind that confirms a claim);
+* ``analytic``: a derivation from the paper's own formulas (a calculator against a calculator);
+* ``consistency``: true by construction (a closed form's slope, a norm after clipping, identical errors under
+  common random numbers); never counted as a confirmation;
+* ``target``: our own speed or quality targets, not a claim of the paper.
+
+Tables.  :func:`write_table` writes long tables with a ``source`` column (``published`` or ``reproduced``), a
+``value`` column and, for reproduced means, ``se`` (standard error), ``sd`` (per-run standard deviation) and
+``n_runs``; a published row may carry ``n_runs`` (the paper's number of runs) or ``se``, and either row an
+``errata`` id that explains a difference.  :func:`compare_table` pairs them and classifies each published number
+(:mod:`dpkernels.verdicts`).  :func:`build_report` turns ``paper_figures/`` into ``paper_figures/REPORT.md``.
+
+Prose.  ``ERRATA.md`` and ``README.md`` are rendered from ``docs/*.md`` templates by :func:`render_template`:
+every number they quote is a reference to an output file (see :func:`resolve_reference`), so it cannot go stale;
+``tests/test_prose.py`` fails when a rendered file differs from its template's rendering.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from dpkernels import verdicts
+
 __all__ = [
     "CHECK_COLUMNS",
     "STATUSES",
+    "KINDS",
     "Checks",
+    "Verdict",
     "output_dir",
     "write_table",
+    "compare_table",
     "build_report",
+    "render_template",
+    "resolve_reference",
+    "stable_text",
     "PAPER_TITLES",
 ]
 
-CHECK_COLUMNS = ["paper", "claim", "check", "bound", "measured", "status", "detail"]
+CHECK_COLUMNS = ["paper", "id", "claim", "check", "kind", "bound", "measured", "status", "detail"]
 STATUSES = ("holds", "violated", "skipped")
+KINDS = ("measured", "analytic", "consistency", "target")
 TABLE_SOURCES = ("published", "reproduced")
 #: Columns of a table CSV that are not keys when pairing published with reproduced rows.
-VALUE_COLUMNS = ("source", "value", "std", "n_runs", "note")
+VALUE_COLUMNS = ("source", "value", "se", "sd", "n_runs", "note", "errata")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_TITLES = {
@@ -41,6 +67,7 @@ PAPER_TITLES = {
     "park2022": "Park (2022): DP multi-class classification with kernel supports and equilibrium points",
     "hall2013": "Hall, Rinaldo, Wasserman (2013): Differential privacy for functions",
     "bassily2022": "Bassily, Mohri, Suresh (2022): DP learning with margin guarantees",
+    "frontier": "Which mechanism? A cross-paper privacy-utility frontier at equal end-to-end privacy cost",
 }
 
 
@@ -69,42 +96,94 @@ def _fmt(x: object) -> str:
     return str(x)
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One check as the reader sees it right after the cell that made it."""
+
+    claim: str
+    check: str
+    kind: str
+    bound: str
+    measured: str
+    status: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        mark = {"holds": "HOLDS", "violated": "VIOLATED", "skipped": "SKIPPED"}[self.status]
+        text = f"[{mark}] {self.claim} ({self.kind}): {self.check}\n    bound {self.bound} | measured {self.measured}"
+        return text + (f"\n    {self.detail}" if self.detail else "")
+
+    __repr__ = __str__
+
+    def _repr_markdown_(self) -> str:
+        mark = {"holds": "**holds**", "violated": "**VIOLATED**", "skipped": "*skipped*"}[self.status]
+        detail = f"<br>{self.detail}" if self.detail else ""
+        return (f"{mark} &nbsp; {self.claim} ({self.kind}): {self.check}<br>bound `{self.bound}` &nbsp; measured "
+                f"`{self.measured}`{detail}")
+
+    def __eq__(self, other: object) -> bool:  # compares with a status string as well
+        if isinstance(other, str):
+            return self.status == other
+        return super().__eq__(other)
+
+    __hash__ = object.__hash__
+
+
 @dataclass
 class Checks:
-    """The numeric checks of one paper, written to ``checks.csv``."""
+    """The numeric checks of one paper, written to ``checks.csv``.
+
+    Every method needs ``kind`` (see the module docstring) and returns a :class:`Verdict`, which a notebook cell
+    shows.  ``id`` is the row's stable name for references from ERRATA.md (default: a slug of the claim plus a
+    hash of the check's text).
+    """
 
     paper: str
     rows: list[dict[str, str]] = field(default_factory=list)
 
-    def add(self, claim: str, check: str, *, bound: object, measured: object, status: str, detail: str = "") -> str:
+    def add(self, claim: str, check: str, *, kind: str, bound: object, measured: object, status: str,
+            detail: str = "", id: str | None = None) -> Verdict:
         """Record a check with an explicit status (``holds``, ``violated`` or ``skipped``)."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
-        self.rows = [r for r in self.rows if not (r["claim"] == claim and r["check"] == check)]
-        self.rows.append({"paper": self.paper, "claim": claim, "check": check, "bound": _fmt(bound),
-                          "measured": _fmt(measured), "status": status, "detail": detail})
-        return status
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        rid = id or f"{_slug(claim)}-{hashlib.sha1(check.encode()).hexdigest()[:6]}"
+        self.rows = [r for r in self.rows if r["id"] != rid and not (r["claim"] == claim and r["check"] == check)]
+        row = {"paper": self.paper, "id": rid, "claim": claim, "check": check, "kind": kind, "bound": _fmt(bound),
+               "measured": _fmt(measured), "status": status, "detail": detail}
+        self.rows.append(row)
+        return Verdict(claim, check, kind, row["bound"], row["measured"], status, detail)
 
-    def at_most(self, claim: str, check: str, *, bound: float, measured: float, detail: str = "", rtol: float = 0.0) -> str:
-        """``holds`` when measured <= bound (a claimed upper bound), else ``violated``.
+    def at_most(self, claim: str, check: str, *, kind: str, bound: float, measured: float, detail: str = "",
+                rtol: float = 0.0, id: str | None = None) -> Verdict:
+        """``holds`` when measured <= bound (1 + rtol) (:func:`dpkernels.verdicts.at_most`).
 
-        ``rtol`` admits measured <= bound (1 + rtol) for bounds that are attained exactly, where the
-        measurement carries floating-point or certified solver error; the caller states it in ``detail``.
+        ``rtol`` admits bounds that are attained exactly, where the measurement carries floating-point or certified
+        solver error; the caller states it in ``detail``.
         """
-        ok = bool(np.isfinite(measured)) and measured <= bound * (1.0 + rtol)
-        return self.add(claim, check, bound=bound, measured=measured, status="holds" if ok else "violated", detail=detail)
+        return self.add(claim, check, kind=kind, bound=bound, measured=measured,
+                        status=verdicts.status(verdicts.at_most(measured, bound, rtol)), detail=detail, id=id)
 
-    def at_least(self, claim: str, check: str, *, bound: float, measured: float, detail: str = "") -> str:
-        """``holds`` when measured >= bound (a claimed lower bound or separation), else ``violated``."""
-        ok = bool(np.isfinite(measured)) and measured >= bound
-        return self.add(claim, check, bound=bound, measured=measured, status="holds" if ok else "violated", detail=detail)
+    def at_least(self, claim: str, check: str, *, kind: str, bound: float, measured: float, detail: str = "",
+                 id: str | None = None) -> Verdict:
+        """``holds`` when measured >= bound (:func:`dpkernels.verdicts.at_least`)."""
+        return self.add(claim, check, kind=kind, bound=bound, measured=measured,
+                        status=verdicts.status(verdicts.at_least(measured, bound)), detail=detail, id=id)
 
-    def agrees(self, claim: str, check: str, *, expected: object, measured: object, ok: bool, detail: str = "") -> str:
-        """``holds`` when ``ok`` (a comparison the caller made, e.g. within a stated tolerance)."""
-        return self.add(claim, check, bound=expected, measured=measured, status="holds" if ok else "violated", detail=detail)
+    def agrees(self, claim: str, check: str, *, kind: str, expected: object, measured: object, ok: bool,
+               detail: str = "", id: str | None = None) -> Verdict:
+        """``holds`` when ``ok``, a comparison computed by a criterion of :mod:`dpkernels.verdicts` or the caller's
+        stated tolerance."""
+        return self.add(claim, check, kind=kind, bound=expected, measured=measured, status=verdicts.status(bool(ok)),
+                        detail=detail, id=id)
 
-    def skip(self, claim: str, check: str, reason: str) -> str:
-        return self.add(claim, check, bound="", measured="", status="skipped", detail=reason)
+    def skip(self, claim: str, check: str, reason: str, *, kind: str = "measured", id: str | None = None) -> Verdict:
+        return self.add(claim, check, kind=kind, bound="", measured="", status="skipped", detail=reason, id=id)
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=CHECK_COLUMNS)
@@ -119,6 +198,10 @@ class Checks:
         out = output_dir(self.paper) if out is None else Path(out)
         out.mkdir(parents=True, exist_ok=True)
         path = out / "checks.csv"
+        ids = [r["id"] for r in self.rows]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"duplicate check ids: {dup}")
         self.frame().to_csv(path, index=False)
         return path
 
@@ -131,10 +214,77 @@ def write_table(df: pd.DataFrame, name: str, paper: str, out: Path | None = None
     bad = set(df["source"]) - set(TABLE_SOURCES)
     if bad:
         raise ValueError(f"table {name}: source must be one of {TABLE_SOURCES}, found {sorted(bad)}")
+    rep = df[df["source"] == "reproduced"]
+    if len(rep) and "se" not in df.columns:
+        raise ValueError(f"table {name}: reproduced values need an 'se' column (standard error; 0 for exact numbers)")
     out = output_dir(paper) if out is None else Path(out)
     path = out / f"{name}.csv"
     df.to_csv(path, index=False)
     return path
+
+
+def compare_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Published numbers with their reproduction, z and class (keyed on every non-value column).
+
+    se of the published mean: its ``se`` column if given, else :func:`dpkernels.verdicts.published_se` from the
+    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  Only published numbers with a
+    paired reproduction appear.
+    """
+    keys = [c for c in df.columns if c not in VALUE_COLUMNS]
+    df = df.copy()
+    for k in keys:
+        df[k] = df[k].astype(str)
+    for c in ("se", "sd", "n_runs", "errata"):
+        if c not in df.columns:
+            df[c] = np.nan
+    pub = df[df["source"] == "published"].set_index(keys)
+    rep = df[df["source"] == "reproduced"].set_index(keys)
+    common = pub.index.intersection(rep.index)
+    rows = []
+    for key in common:
+        p, r = pub.loc[key], rep.loc[key]
+        if isinstance(p, pd.DataFrame) or isinstance(r, pd.DataFrame):
+            raise ValueError(f"duplicate table key {key}")
+        try:
+            pv, rv = float(p["value"]), float(r["value"])
+        except (TypeError, ValueError):
+            continue
+        if not (np.isfinite(pv) and np.isfinite(rv)):
+            continue
+        se_r = float(r["se"]) if pd.notna(r["se"]) else 0.0
+        if pd.notna(p["se"]):
+            se_p = float(p["se"])
+        else:
+            sd = float(r["sd"]) if pd.notna(r["sd"]) else float("nan")
+            n_p = float(p["n_runs"]) if pd.notna(p["n_runs"]) else None
+            se_p = verdicts.published_se(sd, n_p) if np.isfinite(sd) else 0.0
+        errata = next((str(v) for v in (r["errata"], p["errata"]) if isinstance(v, str) and v), None)
+        c = verdicts.compare(pv, rv, se_r, se_p, explained=errata)
+        rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))), "published": pv, "reproduced": rv,
+                     "se_reproduced": se_r, "se_published": se_p, "z": c.z, "class": c.cls})
+    return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "class"])
+
+
+def stable_text(df: pd.DataFrame | pd.Series, digits: int = 3) -> str:
+    """Text of a table that is identical on any machine and BLAS: numbers rounded to ``digits`` significant
+    digits, no signed zeros.  For ``# NBVAL_CHECK_OUTPUT`` cells (quantities that are exact to far more than
+    ``digits`` digits; a Monte Carlo number never belongs in such a cell)."""
+
+    def fmt(v: object) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return str(bool(v))
+        if isinstance(v, numbers.Integral):
+            return str(int(v))
+        if isinstance(v, numbers.Real):
+            x = float(v)
+            if not np.isfinite(x):
+                return str(x)
+            out = f"{x:.{digits}g}"
+            return "0" if float(out) == 0.0 else out
+        return str(v)
+
+    frame = df.to_frame() if isinstance(df, pd.Series) else df
+    return frame.map(fmt).to_string(index=False)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -147,77 +297,143 @@ def _md_table(df: pd.DataFrame) -> str:
     esc = lambda v: str(v).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     lines = ["| " + " | ".join(map(esc, cols)) + " |", "|" + "---|" * len(cols)]
     for _, row in df.iterrows():
-        lines.append("| " + " | ".join(esc("" if (isinstance(v, float) and math.isnan(v)) else v) for v in row) + " |")
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("" if math.isnan(v) else _fmt(v))
+            else:
+                cells.append(esc(v))
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-def _pair_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Published and reproduced values side by side, keyed on every non-value column."""
-    keys = [c for c in df.columns if c not in VALUE_COLUMNS]
-    df = df.copy()
-    for k in keys:
-        df[k] = df[k].astype(str)
-    pub = df[df["source"] == "published"].set_index(keys)["value"].rename("published")
-    rep_cols = df[df["source"] == "reproduced"].set_index(keys)
-    rep = rep_cols["value"].rename("reproduced")
-    out = pd.concat([pub, rep], axis=1)
-    if "std" in rep_cols.columns:
-        out["std"] = rep_cols["std"]
-    out = out[out["published"].notna()]
-    if out.empty:
-        return out.reset_index()
-
-    def diff(row: pd.Series) -> str:
-        try:
-            return _fmt(float(row["reproduced"]) - float(row["published"]))
-        except (TypeError, ValueError):
-            return ""
-
-    out["reproduced - published"] = out.apply(diff, axis=1)
-    return out.reset_index()
-
-
 def build_report(root: Path | None = None) -> Path:
-    """Write ``REPORT.md``: totals, then per paper every check and every published-vs-reproduced number."""
+    """Write ``REPORT.md``: totals, unexplained differences, then per paper every check and every published number."""
     root = REPO_ROOT / "paper_figures" if root is None else Path(root)
     papers = sorted(p for p in root.iterdir() if p.is_dir() and (p / "checks.csv").exists()) if root.exists() else []
-    totals = []
-    sections = []
+    totals, sections, unexplained = [], [], []
     for pdir in papers:
         checks = pd.read_csv(pdir / "checks.csv", dtype=str, keep_default_na=False)
-        counts = checks["status"].value_counts()
+        if "kind" not in checks.columns:
+            raise ValueError(f"{pdir / 'checks.csv'} has no 'kind' column")
+        meas = checks[checks["kind"] == "measured"]["status"].value_counts()
+        other = {k: int((checks["kind"] == k).sum()) for k in ("analytic", "consistency", "target")}
         tables = sorted(t for t in pdir.glob("*.csv") if t.name != "checks.csv")
-        n_pairs = 0
-        body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n", f"### Checks ({len(checks)})\n",
-                _md_table(checks.drop(columns=["paper"]))]
+        n_pairs, classes = 0, {"agrees": 0, "explained": 0, "unexplained": 0}
+        body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
+        for kind in KINDS:
+            part = checks[checks["kind"] == kind]
+            if part.empty:
+                continue
+            body.append(f"### Checks: {kind} ({len(part)})\n")
+            body.append(_md_table(part.drop(columns=["paper", "kind"])))
         for t in tables:
             df = pd.read_csv(t, keep_default_na=False, na_values=[""])
-            if "source" not in df.columns or "value" not in df.columns:
+            if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
                 continue
-            paired = _pair_table(df)
+            paired = compare_table(df)
+            if paired.empty:
+                continue
             n_pairs += len(paired)
-            n_rep = int((df["source"] == "reproduced").sum())
-            body.append(f"### {t.stem} ({len(paired)} published numbers with their reproduction; {n_rep} reproduced rows in `{t.name}`)\n")
+            classes["agrees"] += int((paired["class"] == "agrees").sum())
+            classes["explained"] += int(paired["class"].str.startswith("differs, explained").sum())
+            bad = paired[paired["class"] == "differs, unexplained"]
+            classes["unexplained"] += len(bad)
+            for _, r in bad.iterrows():
+                keys = ", ".join(f"{k}={r[k]}" for k in paired.columns[: list(paired.columns).index("published")])
+                unexplained.append({"paper": pdir.name, "table": t.stem, "entry": keys, "published": r["published"],
+                                    "reproduced": r["reproduced"], "z": r["z"]})
+            body.append(f"### {t.stem}: {len(paired)} published numbers with their reproduction\n")
             body.append(_md_table(paired))
         figs = sorted(f.name for f in pdir.glob("*.png"))
         if figs:
             body.append("### Figures\n")
             body.append("\n".join(f"- [{f}]({pdir.name}/{f})" for f in figs) + "\n")
-        totals.append({"paper": pdir.name, "checks": len(checks), "holds": int(counts.get("holds", 0)),
-                       "violated": int(counts.get("violated", 0)), "skipped": int(counts.get("skipped", 0)),
-                       "published numbers compared": n_pairs, "figures": len(figs)})
+        totals.append({"paper": pdir.name, "claims measured": int(meas.sum()), "hold": int(meas.get("holds", 0)),
+                       "violated": int(meas.get("violated", 0)), "skipped": int(meas.get("skipped", 0)),
+                       "analytic": other["analytic"], "consistency": other["consistency"], "targets": other["target"],
+                       "published numbers paired": n_pairs, "agree": classes["agrees"],
+                       "differ, explained": classes["explained"], "differ, unexplained": classes["unexplained"],
+                       "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
     head = ["# Paper against reproduction\n",
-            "Generated by `dpkernels report` from the files in this folder. A check is `violated` when the "
-            "measured number contradicts the paper's claim; each one is explained in ../ERRATA.md.\n",
+            "Generated by `dpkernels report` from the files in this folder. Only `measured` checks (a simulation, a "
+            "solve or an audit set against a claim) count as checks of a claim; `analytic` rows compare the paper's "
+            "formulas with our derivation, `consistency` rows are true by construction, `targets` are our own. A "
+            "check is `violated` when the measurement contradicts the claim; each is explained in ../ERRATA.md. "
+            "Published numbers are compared with their reproduction through the standard error of the difference "
+            f"(|z| <= {verdicts.Z_AGREE:g}: agrees; see `dpkernels.verdicts`).\n",
             "## Totals\n", _md_table(tot)]
     if not tot.empty:
-        head.append(f"\nAll papers: {int(tot['checks'].sum())} checks, {int(tot['holds'].sum())} hold, "
-                    f"{int(tot['violated'].sum())} violated, {int(tot['skipped'].sum())} skipped; "
-                    f"{int(tot['published numbers compared'].sum())} published numbers compared.\n")
+        head.append(f"\nAll papers: {int(tot['claims measured'].sum())} measured checks of claims "
+                    f"({int(tot['hold'].sum())} hold, {int(tot['violated'].sum())} violated, {int(tot['skipped'].sum())} skipped); "
+                    f"{int(tot['analytic'].sum())} analytic, {int(tot['consistency'].sum())} consistency, "
+                    f"{int(tot['targets'].sum())} target rows; {int(tot['published numbers paired'].sum())} published numbers "
+                    f"paired with a reproduction ({int(tot['agree'].sum())} agree, {int(tot['differ, explained'].sum())} differ "
+                    f"with an explanation, {int(tot['differ, unexplained'].sum())} differ without one).\n")
+    head.append("## Differences we cannot explain\n")
+    head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "z"])))
     text = "\n".join(head) + "\n" + "\n\n".join(sections)
     path = root / "REPORT.md"
     root.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+# ----------------------------------------------------------------------------------------------
+# prose that quotes outputs
+# ----------------------------------------------------------------------------------------------
+_REF = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
+
+
+def resolve_reference(ref: str, root: Path | None = None) -> str:
+    """The text of one reference ``{{ <source> | <format> }}`` of a prose template (the format is optional).
+
+    Sources:
+
+    * ``<paper>:<check id>.<column>``: a cell of ``paper_figures/<paper>/checks.csv``;
+    * ``<path>.csv?<col>=<value>&...#<column>``: a cell of any CSV under the repository, selected by equality on
+      columns (exactly one row must match);
+    * ``<path>.json#<key>.<key>...``: a value of a JSON file.
+
+    The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
+    """
+    root = REPO_ROOT if root is None else Path(root)
+    body, _, fmt = (part.strip() for part in ref.partition("|"))
+    if ".csv" in body:
+        path, _, rest = body.partition("?")
+        sel, _, col = rest.rpartition("#")
+        df = pd.read_csv(root / path, dtype=str, keep_default_na=False)
+        for cond in filter(None, sel.split("&")):
+            k, _, v = cond.partition("=")
+            df = df[df[k] == v]
+        if len(df) != 1:
+            raise KeyError(f"{path}?{sel} matches {len(df)} rows")
+        value: object = df.iloc[0][col]
+    elif ".json" in body:
+        path, _, keys = body.partition("#")
+        value = json.loads((root / path).read_text())
+        for k in keys.split("."):
+            value = value[int(k)] if isinstance(value, list) else value[k]
+    elif ":" in body:
+        paper, rest = body.split(":", 1)
+        rid, _, col = rest.rpartition(".")
+        df = pd.read_csv(root / "paper_figures" / paper / "checks.csv", dtype=str, keep_default_na=False)
+        hit = df[df["id"] == rid]
+        if len(hit) != 1:
+            raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
+        value = hit.iloc[0][col]
+    else:
+        raise KeyError(f"cannot resolve {ref!r}")
+    if fmt:
+        try:
+            return format(float(value), fmt)
+        except (TypeError, ValueError):
+            return format(value, fmt)
+    return str(value)
+
+
+def render_template(text: str, root: Path | None = None) -> str:
+    """Replace every ``{{ reference }}`` (:func:`resolve_reference`) in ``text``."""
+    return _REF.sub(lambda m: resolve_reference(m.group(1), root), text)

@@ -1,0 +1,90 @@
+"""Release hygiene shared by every mechanism (dpkernels.mechanisms.base) and the accounting helpers."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, clone
+
+from dpkernels import PrivacyLeakWarning, UnsafeNoiseWarning
+from dpkernels.accounting import compose, gaussian_delta, gaussian_epsilon, gaussian_sigma
+from dpkernels.mechanisms.base import ReleaseMixin, check_noise, noise_release, resolve_classes
+
+
+class Toy(ReleaseMixin, BaseEstimator):
+    _release_attributes = ("coef_",)
+
+    def __init__(self, *, scale=1.0, keep_nonprivate=False, random_state=None):
+        self.scale = scale
+        self.keep_nonprivate = keep_nonprivate
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        secret = np.asarray(X, dtype=float).mean(axis=0)
+        self.coef_ = noise_release(secret, "laplace", self.scale, noise="lattice", random_state=self.random_state)
+        self._scratch = np.asarray(X)  # not released: must not survive pickling
+        if self.keep_nonprivate:
+            self.nonprivate_ = secret
+        return self
+
+
+def test_pickle_holds_the_release_only_and_never_the_seed():
+    X = np.arange(12.0).reshape(4, 3)
+    m = Toy(random_state=7).fit(X)
+    state = pickle.loads(pickle.dumps(m))
+    assert state.random_state is None and not hasattr(state, "_scratch") and not hasattr(state, "nonprivate_")
+    np.testing.assert_array_equal(state.coef_, m.coef_)
+    e = Toy(random_state=7, keep_nonprivate=True).fit(X)
+    assert hasattr(pickle.loads(pickle.dumps(e)), "nonprivate_")  # evaluation mode says so in its guarantee
+
+
+@pytest.mark.parametrize("rs", [3, np.random.SeedSequence(3), np.random.default_rng(3)])
+def test_clones_never_share_a_noise_stream(rs):
+    X = np.zeros((5, 4))
+    base = Toy(random_state=rs)
+    a, b = clone(base).fit(X), clone(base).fit(X)
+    assert not np.array_equal(a.coef_, b.coef_)
+    # and the same seed still reproduces the same tables
+    if isinstance(rs, int):
+        c1, c2 = Toy(random_state=rs), Toy(random_state=rs)
+        np.testing.assert_array_equal(clone(c1).fit(X).coef_, clone(c2).fit(X).coef_)
+
+
+def test_resolve_classes_public_sets_and_inference_warns():
+    cls, idx = resolve_classes([1, -1, 1], None, binary=True)
+    assert cls.tolist() == [-1, 1] and idx.tolist() == [1, 0, 1]
+    cls, idx = resolve_classes([1, 1, 1], None, binary=True)  # one class present: the label set is still public
+    assert cls.tolist() == [-1, 1]
+    with pytest.warns(PrivacyLeakWarning):
+        cls, idx = resolve_classes(["b", "a", "b"], None, binary=True)
+    assert cls.tolist() == ["a", "b"] and idx.tolist() == [1, 0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cls, idx = resolve_classes([0, 0, 0], (0, 1), binary=True)
+    assert idx.tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="not in classes"):
+        resolve_classes([0, 2], (0, 1), binary=True)
+    with pytest.raises(ValueError, match="NaN"):
+        resolve_classes([0.0, np.nan], (0, 1), binary=True)
+    with pytest.raises(ValueError, match="exactly two"):
+        resolve_classes([0, 1, 2], (0, 1, 2), binary=True)
+
+
+def test_continuous_noise_warns():
+    with pytest.warns(UnsafeNoiseWarning):
+        check_noise("continuous")
+    with pytest.raises(ValueError):
+        check_noise("float")
+
+
+def test_gaussian_calibrations_against_the_exact_privacy_curve():
+    for eps, delta in [(0.1, 1e-5), (1.0, 1e-6), (10.0, 1e-3)]:
+        s = gaussian_sigma(eps, delta, 2.0)
+        assert gaussian_delta(eps, s, 2.0) == pytest.approx(delta, rel=1e-3)
+        assert gaussian_epsilon(s, delta, 2.0) == pytest.approx(eps, rel=1e-3)
+    # the classical calibration fails above eps = 1 (Park's SVM SEMI at eps = 10)
+    assert gaussian_delta(10.0, gaussian_sigma(10.0, 1e-3, calibration="classical")) > 1e-3
+    assert compose([("laplace", 1.0, 1.0)] * 2, 1e-9) == pytest.approx(2.0, abs=1e-3)
