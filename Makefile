@@ -28,8 +28,8 @@ reproduce: $(STAMP)
 	$(VENV)/bin/dpkernels reproduce --profile $(PROFILE) --jobs $(JOBS) $(if $(PAPERS),--paper $(PAPERS),)
 
 test: $(STAMP)
-	$(PY) -m pytest tests
-	DPKERNELS_PROFILE_OVERRIDE=quick DPKERNELS_OUTPUT=build/nbval-figures PYDEVD_DISABLE_FILE_VALIDATION=1 \
+	DPKERNELS_NO_CACHE=1 $(PY) -m pytest tests
+	DPKERNELS_NO_CACHE=1 DPKERNELS_PROFILE_OVERRIDE=quick DPKERNELS_OUTPUT=build/nbval-figures PYDEVD_DISABLE_FILE_VALIDATION=1 \
 		$(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
 
 unit: $(STAMP)

@@ -88,3 +88,24 @@ def test_gaussian_calibrations_against_the_exact_privacy_curve():
     # the classical calibration fails above eps = 1 (Park's SVM SEMI at eps = 10)
     assert gaussian_delta(10.0, gaussian_sigma(10.0, 1e-3, calibration="classical")) > 1e-3
     assert compose([("laplace", 1.0, 1.0)] * 2, 1e-9) == pytest.approx(2.0, abs=1e-3)
+
+
+def test_cache_is_content_addressed_and_can_be_switched_off(tmp_path, monkeypatch):
+    from dpkernels import cache
+
+    monkeypatch.setenv("DPKERNELS_CACHE", str(tmp_path))
+    monkeypatch.delenv("DPKERNELS_NO_CACHE", raising=False)
+    calls = []
+
+    def work(a):
+        calls.append(1)
+        return float(a.sum())
+
+    f = cache.memory().cache(work)
+    assert f(np.arange(3.0)) == f(np.arange(3.0)) == 3.0 and len(calls) == 1
+    assert f(np.arange(4.0)) == 6.0 and len(calls) == 2
+    assert (tmp_path / "joblib" / cache.source_hash()).exists()
+    monkeypatch.setenv("DPKERNELS_NO_CACHE", "1")
+    g = cache.memory().cache(work)
+    g(np.arange(3.0))
+    assert len(calls) == 3
