@@ -39,6 +39,8 @@ __all__ = [
     "random_neighbour_sensitivity",
     "adversarial_neighbour_sensitivity",
     "replace_row",
+    "laplace_float_reachable",
+    "reachability_statistic",
 ]
 
 Array = NDArray[np.float64]
@@ -247,3 +249,42 @@ def adversarial_neighbour_sensitivity(
             best_val, best_c = val, (cands[k][0], x, cands[k][2])
     l2, l1 = _diff(fit, w_d, X, y, *best_c)
     return SensitivityResult(l2, l1, best_c[0], best_c[1], best_c[2], len(history), history)
+
+
+# ----------------------------------------------------------------------------------------------
+# the floating-point attack (Mironov 2012) on numpy's Laplace sampler
+# ----------------------------------------------------------------------------------------------
+def laplace_float_reachable(outputs: Array, center: Array, scale: float, window: int = 3) -> NDArray[np.bool_]:
+    """Whether each output row could have come from ``center + Generator.laplace(0, scale)`` in float64.
+
+    numpy draws U = k 2^-53 and returns ``0 + scale * log(2U)`` (U < 1/2) or ``0 - scale * log(2 - 2U)``, so every
+    noise value is +-fl(scale * fl(log(j 2^-52))) for an integer j.  An output o is reachable from c when some such
+    noise x has fl(c + x) = o: the j near exp(-|o - c| / scale) 2^52 (``window`` either side) are tried, for both
+    signs and for the doubles next to o - c.  A row is reachable when all its coordinates are.  The set of
+    reachable doubles depends on c, which is the floating-point attack: outputs of the continuous sampler are
+    always reachable from their own centre and often not from a neighbour's.  Releases rounded to a grid
+    (:mod:`dpkernels.lattice`) are reachable from neither, so the test carries no information about them.
+    """
+    o = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    c = np.broadcast_to(np.asarray(center, dtype=np.float64), o.shape)
+    diff = o - c
+    ok = np.zeros(o.shape, dtype=bool)
+    for nudge in (-1, 0, 1):
+        d = diff.copy()
+        for _ in range(abs(nudge)):
+            d = np.nextafter(d, np.inf if nudge > 0 else -np.inf)
+        mag = np.abs(d)
+        base = np.rint(np.exp(-mag / scale) * 2.0**52)
+        for off in range(-window, window + 1):
+            j = np.clip(base + off, 1.0, 2.0**52)
+            x = scale * np.log(j * 2.0**-52)  # <= 0
+            for signed in (x, -x):
+                ok |= (c + signed) == o
+    return ok.all(axis=1)
+
+
+def reachability_statistic(outputs: Array, center_d: Array, center_dprime: Array, scale: float) -> Array:
+    """1[reachable from D's centre] - 1[reachable from D''s]: the attack's test statistic for
+    :func:`epsilon_lower_bound` (large values favour D)."""
+    return (laplace_float_reachable(outputs, center_d, scale).astype(np.float64)
+            - laplace_float_reachable(outputs, center_dprime, scale).astype(np.float64))
