@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 from sklearn.utils.extmath import row_norms
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "check_finite_array",
     "check_binary_labels",
     "check_row_norms",
+    "MAX_ABS_INPUT",
 ]
 
 #: Relative slack when comparing a row norm with its bound (floating point round-off only).
@@ -93,15 +95,29 @@ def check_delta(delta: float, name: str = "delta") -> float:
     return check_probability(delta, name)
 
 
+#: The input domain of every mechanism is bounded by this magnitude per entry (documented in the guarantees): larger
+#: values overflow the feature maps (x'w of random features, squared norms) in float64.
+MAX_ABS_INPUT = 1e100
+
+
 def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArray[np.float64]:
-    """Return ``X`` as a float64 array of the given dimension, refusing NaN and inf."""
-    arr = np.asarray(X, dtype=np.float64)
+    """Return ``X`` as a float64 array of the given dimension, refusing NaN, inf and entries above
+    ``MAX_ABS_INPUT`` in magnitude (outside every mechanism's input domain).  A scipy sparse matrix is densified
+    (the mechanisms' solvers and feature maps work on dense arrays)."""
+    if sparse.issparse(X):
+        X = X.toarray()
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values; the privacy analysis needs finite inputs")
+    if np.any(np.abs(arr) > MAX_ABS_INPUT):
+        raise ValueError(f"{name} has entries above {MAX_ABS_INPUT:g} in magnitude, outside the mechanisms' input domain")
     return arr
 
 
