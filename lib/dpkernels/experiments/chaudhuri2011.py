@@ -220,15 +220,15 @@ def protocol_requests(dataset: str, losses: Sequence[str], table_epsilon: float,
 
 def _nonprivate_path(X: Array, y: Array, loss: str, lambdas: tuple[float, ...], gtol: float, compress: bool) -> dict[float, Array]:
     """Certified non-private minimisers for every Lambda (largest first, each warm-started at the previous one), to
-    ||grad|| <= min(gtol, 1e-10): the centre of output perturbation needs gtol (solver_tol x its sensitivity), the
-    non-private column of the tables the minimiser itself (at Lambda = 1e-10 a gradient of 1e-8 would still leave
-    100 of slack in ||f||)."""
-    gtol = min(gtol, 1e-10)
+    ||grad|| <= gtol (the centre of output perturbation needs solver_tol x its sensitivity), and below Lambda = 1e-4
+    to at most 1e-10: the non-private column of the tables needs the minimiser itself (at Lambda = 1e-10 a gradient
+    of 1e-8 would leave 100 of slack in ||f||)."""
     design = Design(X, y, compress=compress)
     L = make_loss(loss)
     out, w = {}, np.zeros(X.shape[1])
     for lam in sorted(lambdas, reverse=True):
-        sol = solve_smooth_erm_batch(design, None, L, lam, np.zeros((1, X.shape[1])), center=w, gtol=gtol)
+        g = gtol if lam >= 1e-4 else min(gtol, 1e-10)  # above 1e-4 the certified distance is already < 1e-3
+        sol = solve_smooth_erm_batch(design, None, L, lam, np.zeros((1, X.shape[1])), center=w, gtol=g)
         if not sol.converged[0]:
             raise RuntimeError(f"non-private solve at Lambda = {lam:g} not certified")
         w = out[lam] = sol.coef[0]
@@ -253,9 +253,10 @@ def _errors(X: Array, y: Array, W: Array) -> Array:
 
 
 def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, requests: Sequence[Request], n_runs: int,
-                   seed: Sequence[int], compress: bool, solver_tol: float) -> list[dict[str, object]]:
+                   seed: Sequence[int], compress: bool, solver_tol: float) -> tuple[list[dict[str, object]], dict[float, Array]]:
     """Every request of one (loss, fold): one non-private solve per Lambda (cached across re-runs), all output
-    releases from it, the objective releases of each distinct (Lambda + Delta, beta) solved together."""
+    releases from it, the objective releases of each distinct (Lambda + Delta, beta) solved together.  Returns the
+    rows and the non-private minimisers."""
     n, d = Xtr.shape
     L = make_loss(loss)
     path = _fold_path(Xtr, ytr, loss, requests, compress, solver_tol)
@@ -284,7 +285,7 @@ def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, re
             extra = {"branch": p.branch, "epsilon_prime": p.epsilon_prime}
         for run, e in enumerate(_errors(Xte, yte, W)):
             rows.append({**base, **extra, "run": run, "error": float(e)})
-    return rows
+    return rows, path
 
 
 def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_folds: int = 10, folds_used: int | None = None,
@@ -302,13 +303,15 @@ def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_f
     jobs = (delayed(_protocol_task)(X[tr], y[tr], X[te], y[te], loss, [r for r in requests if r.loss == loss], n_runs,
                                     (random_state, k), compress, solver_tol) for loss, k, tr, te in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    rows = []
-    for (loss, k, tr, te), block in zip(tasks, tqdm(out, total=len(tasks), desc=f"{data.name} folds", disable=not progress,
-                                                     mininterval=5, leave=False)):
+    rows, paths = [], {}
+    for (loss, k, tr, te), (block, path) in zip(tasks, tqdm(out, total=len(tasks), desc=f"{data.name} folds",
+                                                             disable=not progress, mininterval=5, leave=False)):
+        paths[loss, k] = path
         for r in block:
             rows.append({**r, "fold": k, "n_train": len(tr)})
     df = pd.DataFrame(rows)
     df["epsilon"] = df["epsilon"].astype(float)
+    df.attrs["nonprivate"] = paths  # (loss, fold) -> {Lambda: f*}, for sections that reuse the solves
     return df
 
 
@@ -443,17 +446,17 @@ def errors_fall_with_n(sizes: Sequence[float], means: Sequence[float], ses: Sequ
 # ----------------------------------------------------------------------------------------------
 # investigations of the published numbers we do not reproduce
 # ----------------------------------------------------------------------------------------------
-def shared_draws_output(data: Dataset, requests: Sequence[Request], n_sets: int, n_runs: int, *, n_folds: int = 10,
-                        folds_used: int | None = None, random_state: int = 0, progress: bool = True) -> pd.DataFrame:
+def shared_draws_output(data: Dataset, protocol: pd.DataFrame, n_sets: int, n_runs: int, *, n_folds: int = 10,
+                        random_state: int = 0, progress: bool = True) -> pd.DataFrame:
     """Output perturbation under the hypothesis that the paper's runs reused one set of ``n_runs`` noise directions in
     every fold (and for every Lambda, epsilon and loss: its tables show identical noise-dominated entries for LR and
     Huber).  For ``n_sets`` independent sets the 10-fold mean of every published output cell (Tables 1-2 at eps = 0.1,
     Figures 2-3 at the bold Lambda) is computed; the spread across sets is the published number's standard error
-    under this hypothesis, and z_shared = (published - mean) / sd.  Cheap: the protocol's non-private solves
-    (``requests`` as given to :func:`run_protocol`; from the cache), every release from them."""
+    under this hypothesis, and z_shared = (published - mean) / sd.  Cheap: every release comes from the non-private
+    solves of ``protocol`` (the output of :func:`run_protocol` on the same data and folds); errors in float32."""
     name = data.name
     X, y = data.X, data.y.astype(float)
-    splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: folds_used or n_folds]
+    splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: protocol.fold.nunique()]
     cells = []
     for (loss, method), vals in PUBLISHED_TABLES[name].items():
         if method == "output":
@@ -462,16 +465,17 @@ def shared_draws_output(data: Dataset, requests: Sequence[Request], n_sets: int,
         if method == "output":
             cells += [("figure_2" if name == "adult" else "figure_3", loss, float(CHOSEN_LAMBDA[name][(loss, "output")]), eps, v)
                       for eps, v in pts.items()]
-    compress = name == "kddcup99"
-    paths = {(loss, k): _fold_path(X[tr], y[tr], loss, requests, compress, 1e-3)  # the protocol's (cached) solves
-             for loss in ("logistic", "huber") for k, (tr, _) in enumerate(splits)}
+    paths = protocol.attrs["nonprivate"]
+    X32 = X.astype(np.float32)
+    U = unit_gamma_noise(n_sets * n_runs, X.shape[1], "lattice", np.random.default_rng([random_state, 7])).reshape(n_sets, n_runs, -1)
     means = np.zeros((n_sets, len(cells)))
-    for r in tqdm(range(n_sets), desc=f"{name} shared draws", disable=not progress, leave=False):
-        U = unit_gamma_noise(n_runs, X.shape[1], "lattice", np.random.default_rng([random_state, 7, r]))
-        for j, (_, loss, e, eps, _) in enumerate(cells):
-            errs = [_errors(X[te], y[te], paths[loss, k][10.0**e] + U / B.theorem_6_beta(eps, len(tr), 10.0**e)).mean()
-                    for k, (tr, te) in enumerate(splits)]
-            means[r, j] = np.mean(errs)
+    for j, (_, loss, e, eps, _) in enumerate(tqdm(cells, desc=f"{name} shared draws", disable=not progress, leave=False)):
+        per_fold = []
+        for k, (tr, te) in enumerate(splits):
+            W = (paths[loss, k][10.0**e] + U / B.theorem_6_beta(eps, len(tr), 10.0**e)).reshape(n_sets * n_runs, -1)
+            wrong = np.where(X32[te] @ W.T.astype(np.float32) >= 0, 1.0, -1.0) != y[te][:, None]
+            per_fold.append(wrong.mean(axis=0).reshape(n_sets, n_runs).mean(axis=1))
+        means[:, j] = np.mean(per_fold, axis=0)
     out = pd.DataFrame(cells, columns=["table", "loss", "log10_Lambda", "epsilon", "published"])
     out["mean_shared"] = means.mean(axis=0)
     out["sd_shared"] = means.std(axis=0, ddof=1)
@@ -488,16 +492,22 @@ def constant_classifier_error(y: Array) -> dict[str, float]:
 
 def kdd_settings_sweep(settings: Sequence[dict[str, object]], exponents: Sequence[float], losses: Sequence[str],
                        n_folds: int = 10, folds_used: int | None = None, random_state: int = 0, n_jobs: int = 1,
-                       progress: bool = True) -> pd.DataFrame:
+                       progress: bool = True, ours: tuple[dict[str, object], pd.DataFrame] | None = None) -> pd.DataFrame:
     """Table 2's non-private column under alternative readings of the KDD protocol (``settings``: keyword arguments
     of :func:`chaudhuri_data`, e.g. the attack-vs-normal task or division by the largest row norm)."""
     parts = []
+    if ours is not None:  # the main reading's non-private column, already computed by the protocol
+        setting, df = ours
+        np_rows = df[(df.method == "non-private") & df.log10_Lambda.isin(list(exponents))]
+        parts.append(summarise(np_rows, ["loss", "log10_Lambda"]).assign(setting=", ".join(f"{k}={v}" for k, v in setting.items())))
+        settings = [s for s in settings if s != setting]
     for s in tqdm(settings, desc="KDD settings", disable=not progress, leave=False):
         data = chaudhuri_data("kddcup99", random_state=random_state, **s)
         req = [Request(loss, "non-private", e, None) for loss in losses for e in exponents]
         df = run_protocol(data, req, 1, n_folds=n_folds, folds_used=folds_used, random_state=random_state, n_jobs=n_jobs,
                           progress=False)
-        parts.append(summarise(df, ["loss", "log10_Lambda"]).assign(setting=", ".join(f"{k}={v}" for k, v in s.items()) or "ours"))
+        parts.append(summarise(df, ["loss", "log10_Lambda"]).assign(setting=", ".join(f"{k}={v}" for k, v in s.items())
+                                                                    or "uniform sample of the 10 percent file"))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -514,6 +524,7 @@ def _lc_task(X: Array, y: Array, size: int, perm: int, Lambdas: Sequence[float],
     parts = [order[test_size + val_size + i * size: test_size + val_size + (i + 1) * size] for i in range(m)]
     union = np.concatenate(parts)
     rows: list[dict[str, object]] = []
+    designs = [Design(X[p], y[p], compress=True) for p in parts]  # one per part, shared by the losses
     for loss in losses:
         L = make_loss(loss)
         # non-private baseline: the union of the parts, Lambda tuned on the validation part
@@ -522,11 +533,11 @@ def _lc_task(X: Array, y: Array, size: int, perm: int, Lambdas: Sequence[float],
         scores = [(_errors(X[va], y[va], path[lam][None])[0], _errors(X[te], y[te], path[lam][None])[0]) for lam in Lambdas]
         rows.append({"size": size, "perm": perm, "loss": loss, "epsilon": np.nan, "method": "non-private", "run": 0,
                      "error": float(min(scores)[1])})
-        designs, centres = [], []
+        centres = []
         for i, lam in enumerate(Lambdas):
-            Xp, yp = X[parts[i]], y[parts[i]]
-            centres.append(cache.memory().cache(_nonprivate_path)(Xp, yp, loss, (lam,), certified_gtol(solver_tol, 1.0, size), True)[lam])
-            designs.append(Design(Xp, yp, compress=True))
+            sol = solve_smooth_erm_batch(designs[i], None, L, lam, np.zeros((1, X.shape[1])), center=np.zeros(X.shape[1]),
+                                         gtol=certified_gtol(solver_tol, 1.0, size))
+            centres.append(sol.coef[0])
         for eps in epsilons:
             for method in ("output", "objective"):
                 val_mis = np.full((m, n_runs), np.inf)

@@ -54,6 +54,10 @@ BLAS_SERIAL_FLOPS = 2e9
 CURVATURE_FLOOR = 1e-12
 #: L-BFGS memory of the batched solver.
 LBFGS_MEMORY = 12
+#: A draw whose gradient has not fallen below this share of its value at the last refresh gets its own Hessian.
+REFRESH_PROGRESS = 1e-2
+#: Problems with rows x d^2 at most this are solved by the vectorised small-problem Newton (audits).
+SMALL_PROBLEM = 4096
 #: Rows of a subsampled (preconditioning) Hessian.
 HESSIAN_SAMPLE = 4096
 
@@ -98,9 +102,7 @@ class Design:
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self.n_examples = float(len(y) if w is None else w.sum())
         if compress:
-            keys = np.ascontiguousarray(np.hstack([X, y[:, None]]))
-            row = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
-            _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
+            first, inverse = _distinct_rows(np.hstack([X, y[:, None]]))
             counts = np.bincount(inverse, weights=w, minlength=len(first))
             X, y, w = X[first], y[first], counts
         self.y = y
@@ -179,6 +181,19 @@ class Design:
             H = (Xa * scale[:, None]).T @ Xa
         H[np.diag_indices(d)] += lam
         return H
+
+
+def _distinct_rows(M: Array) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(index of the first occurrence of each distinct row, the distinct row of every row): rows are grouped by a
+    64-bit hash of their bytes (pandas), and the grouping is verified exactly (a collision falls back to a sort)."""
+    import pandas as pd
+
+    h = pd.util.hash_pandas_object(pd.DataFrame(M), index=False).to_numpy()
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not np.array_equal(M, M[first[inverse]]):  # a hash collision: exact (slower) grouping
+        row = np.ascontiguousarray(M).view(np.dtype((np.void, M.dtype.itemsize * M.shape[1]))).ravel()
+        _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 def _as_design(X: Array | Design, y: Array | None) -> Design:
@@ -424,7 +439,7 @@ def solve_smooth_erm_batch(
     *,
     center: Array | None = None,
     gtol: float = SMOOTH_GTOL,
-    max_iter: int = 300,
+    max_iter: int = 100,
     refresh_after: int = 8,
 ) -> BatchSolution:
     """argmin_w J(w) + (lam/2)||w||^2 + <b_k, w>/n for every row b_k of ``B`` (shape (K, d)), certified per draw.
@@ -432,8 +447,9 @@ def solve_smooth_erm_batch(
     ``center``: the minimiser of the unperturbed problem (b = 0) at the same ``lam``, e.g. the non-private
     solution; computed when not given.  Every draw starts at center - H^{-1} b_k / n (the first-order response,
     H the Hessian at the centre) and runs L-BFGS with initial inverse Hessian H^{-1}; a draw whose gradient has
-    not fallen 1000-fold in ``refresh_after`` iterations gets the Hessian at its own iterate instead (and its
-    memory is cleared); a draw not certified after ``max_iter`` iterations is finished by :func:`solve_smooth_erm`.
+    not fallen 100-fold in ``refresh_after`` iterations gets the Hessian at its own iterate instead (and its
+    memory is cleared); a draw not certified after ``max_iter`` iterations is finished by Newton (:func:`solve_smooth_erm`,
+    which handles the flat, piecewise-quadratic problems of a tiny regulariser better).
     Each draw stops at ||grad|| <= ``gtol`` (certified distance gtol / lam).
     """
     lam = check_positive(lam, "lam (regularisation)")
@@ -450,6 +466,8 @@ def solve_smooth_erm_batch(
             center = _newton(D, loss, lam, None, False, d, min(gtol, SMOOTH_GTOL), 500, None).coef
         center = np.asarray(center, dtype=np.float64)
         Lin = B.T / n  # (d, K)
+        if not D.is_sparse and D.n_rows * d * d <= SMALL_PROBLEM:
+            return _small_batch(D, loss, lam, Lin, center, gtol, max_iter)
 
         def evaluate(W: Array, cols: NDArray[np.intp]) -> tuple[Array, Array, Array]:
             Z = D.matvec(W)
@@ -458,8 +476,8 @@ def solve_smooth_erm_batch(
             G = D.rmatvec(D.weighted(der)) / n + lam * W + Lin[:, cols]
             return F, G, Z
 
-        # preconditioners from every row when many draws share them, else from a row sample (cheap, unbiased)
-        rows = None if K >= 16 else D.sample()
+        # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
+        rows = D.sample()
         z0 = D.matvec(center)
         shared = cho_factor(D.hessian(_curvature(loss, z0 if rows is None else z0[rows]), lam, rows=rows))
         n_hess = 1
@@ -471,7 +489,7 @@ def solve_smooth_erm_batch(
         Zr = Z if rows is None else Z[rows]
         shared = cho_factor(D.hessian(_curvature(loss, Zr).mean(axis=1), lam, rows=rows))
         n_hess += 1
-        sample = D.sample()
+        sample = None if K <= 2 else D.sample()  # a refresh for one draw is a Newton step: every row
         gn = np.linalg.norm(G, axis=0)
         own: dict[int, tuple[Array, bool]] = {}  # per-draw preconditioners after a refresh
         S = np.zeros((LBFGS_MEMORY, d, K))
@@ -485,9 +503,9 @@ def solve_smooth_erm_batch(
         while active.size and it < max_iter:
             it += 1
             # refresh stalled draws with the Hessian at their own iterate
-            stalled = active[(it - last_refresh[active] >= refresh_after) & (gn[active] > 1e-3 * gn_at_refresh[active])]
+            stalled = active[(it - last_refresh[active] >= refresh_after) & (gn[active] > REFRESH_PROGRESS * gn_at_refresh[active])]
             for k in stalled:
-                Hk = D.hessian(_curvature(loss, Z[sample, k]), lam, rows=sample)
+                Hk = D.hessian(_curvature(loss, Z[:, k] if sample is None else Z[sample, k]), lam, rows=sample)
                 n_hess += 1
                 try:
                     own[int(k)] = cho_factor(Hk)
@@ -537,6 +555,53 @@ def solve_smooth_erm_batch(
             n_hess += sol.n_iter
     return BatchSolution(coef=W.T.copy(), grad_norm=gn, distance_bound=gn / lam, n_iter=it, n_hessians=n_hess,
                          n_newton=n_newton, converged=gn <= gtol)
+
+
+def _small_batch(D: Design, loss: MarginLoss, lam: float, Lin: Array, center: Array, gtol: float,
+                 max_iter: int) -> BatchSolution:
+    """Tiny problems (audits: a few rows and coordinates, 10^4-10^6 draws): Newton for every draw at once, with
+    its own exact Hessian (an einsum over rows), batched solves and a vectorised Armijo search."""
+    A = D.X
+    n, d, K = D.n_examples, D.d, Lin.shape[1]
+    w = np.ones(D.n_rows) if D.weight is None else D.weight
+
+    def evaluate(W: Array) -> tuple[Array, Array, Array]:
+        Z = A @ W
+        val, der = _loss_parts(loss, Z)
+        F = (w @ val) / n + 0.5 * lam * np.einsum("ij,ij->j", W, W) + np.einsum("ij,ij->j", Lin, W)
+        G = A.T @ (w[:, None] * der) / n + lam * W + Lin
+        return F, G, Z
+
+    W = np.repeat(center[:, None], K, axis=1)
+    F, G, Z = evaluate(W)
+    gn = np.linalg.norm(G, axis=0)
+    it = 0
+    while it < max_iter and np.any(gn > gtol):
+        it += 1
+        act = np.flatnonzero(gn > gtol)
+        C = (w[:, None] * loss.second_derivative(Z[:, act])) / n  # (rows, k)
+        H = np.einsum("ik,ij,il->kjl", C, A, A) + lam * np.eye(d)
+        P = -np.linalg.solve(H, G[:, act].T[:, :, None])[:, :, 0].T
+        slope = np.einsum("ij,ij->j", G[:, act], P)
+        t = np.ones(act.size)
+        Wn = W[:, act] + P
+        Lsub = Lin[:, act]
+        for _ in range(60):
+            Zn = A @ Wn
+            val, der = _loss_parts(loss, Zn)
+            Fn = (w @ val) / n + 0.5 * lam * np.einsum("ij,ij->j", Wn, Wn) + np.einsum("ij,ij->j", Lsub, Wn)
+            fail = (Fn > F[act] + 1e-4 * t * slope) & (np.abs(slope) > 1e-14 * np.maximum(1.0, np.abs(F[act])))
+            if not fail.any():
+                break
+            t[fail] *= 0.5
+            Wn[:, fail] = W[:, act[fail]] + t[fail] * P[:, fail]
+        W[:, act] = Wn
+        F[act] = Fn
+        G[:, act] = A.T @ (w[:, None] * der) / n + lam * Wn + Lsub
+        Z[:, act] = Zn
+        gn[act] = np.linalg.norm(G[:, act], axis=0)
+    return BatchSolution(coef=W.T.copy(), grad_norm=gn, distance_bound=gn / lam, n_iter=it, n_hessians=it * K,
+                         n_newton=0, converged=gn <= gtol)
 
 
 def _lbfgs_direction(G: Array, S: Array, Y: Array, RHO: Array, mem: NDArray[np.int64], shared: tuple[Array, bool],
