@@ -201,13 +201,13 @@ E.Verdicts(v for key, (claim, res) in audits.items() for v in E.record_audit(che
 
 # %%
 print(E.RUNS_ASSUMPTION)
-runs, requests = {}, {}
+runs, solutions = {}, {}
 for name, data in (("adult", adult), ("kddcup99", kdd)):
     if data is None:
         continue
-    requests[name] = E.protocol_requests(name, LOSSES, 0.1, P["figure_epsilons"])
-    runs[name] = E.run_protocol(data, requests[name], P["table_runs"], folds_used=P["table_folds"], random_state=seed,
-                                n_jobs=P["n_jobs"])
+    requests = E.protocol_requests(name, LOSSES, 0.1, P["figure_epsilons"])
+    runs[name], solutions[name] = E.run_protocol(data, requests, P["table_runs"], folds_used=P["table_folds"],
+                                                 random_state=seed, n_jobs=P["n_jobs"], return_solutions=True)
 n_train = {name: int(df.n_train.iloc[0]) for name, df in runs.items()}
 {name: f"{len(df)} errors, {df.fold.nunique()} folds, {P['table_runs']} runs" for name, df in runs.items()}
 
@@ -222,7 +222,7 @@ n_train = {name: int(df.n_train.iloc[0]) for name, df in runs.items()}
 # measure by repeating the whole protocol with independent sets of directions:
 
 # %%
-shared = {name: E.shared_draws_output(data, runs[name], P["shared_sets"], P["table_runs"], random_state=seed)
+shared = {name: E.shared_draws_output(data, solutions[name], P["shared_sets"], P["table_runs"], random_state=seed)
           for name, data in (("adult", adult), ("kddcup99", kdd)) if data is not None}
 explanations = {}
 shared_verdicts = E.Verdicts()

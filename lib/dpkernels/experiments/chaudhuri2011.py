@@ -289,7 +289,8 @@ def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, re
 
 
 def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_folds: int = 10, folds_used: int | None = None,
-                 random_state: int = 0, n_jobs: int = 1, solver_tol: float = 1e-3, progress: bool = True) -> pd.DataFrame:
+                 random_state: int = 0, n_jobs: int = 1, solver_tol: float = 1e-3, progress: bool = True,
+                 return_solutions: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, dict[tuple[str, int], dict[float, Array]]]:
     """Test errors by k-fold cross-validation (Section 7.2): the non-private error per fold, ``n_runs`` noise runs per
     fold for the private methods.  Noise draws are common across Lambda and epsilon within a fold (the same unit
     draws, scaled), so Algorithm 2's Delta > 0 entries coincide as in the paper.  ``folds_used`` runs the first
@@ -311,7 +312,8 @@ def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_f
             rows.append({**r, "fold": k, "n_train": len(tr)})
     df = pd.DataFrame(rows)
     df["epsilon"] = df["epsilon"].astype(float)
-    df.attrs["nonprivate"] = paths  # (loss, fold) -> {Lambda: f*}, for sections that reuse the solves
+    if return_solutions:  # (loss, fold) -> {Lambda: f*}, for sections that reuse the non-private solves
+        return df, paths
     return df
 
 
@@ -446,17 +448,17 @@ def errors_fall_with_n(sizes: Sequence[float], means: Sequence[float], ses: Sequ
 # ----------------------------------------------------------------------------------------------
 # investigations of the published numbers we do not reproduce
 # ----------------------------------------------------------------------------------------------
-def shared_draws_output(data: Dataset, protocol: pd.DataFrame, n_sets: int, n_runs: int, *, n_folds: int = 10,
-                        random_state: int = 0, progress: bool = True) -> pd.DataFrame:
+def shared_draws_output(data: Dataset, solutions: dict[tuple[str, int], dict[float, Array]], n_sets: int, n_runs: int, *,
+                        n_folds: int = 10, random_state: int = 0, progress: bool = True) -> pd.DataFrame:
     """Output perturbation under the hypothesis that the paper's runs reused one set of ``n_runs`` noise directions in
     every fold (and for every Lambda, epsilon and loss: its tables show identical noise-dominated entries for LR and
     Huber).  For ``n_sets`` independent sets the 10-fold mean of every published output cell (Tables 1-2 at eps = 0.1,
     Figures 2-3 at the bold Lambda) is computed; the spread across sets is the published number's standard error
     under this hypothesis, and z_shared = (published - mean) / sd.  Cheap: every release comes from the non-private
-    solves of ``protocol`` (the output of :func:`run_protocol` on the same data and folds); errors in float32."""
+    ``solutions`` of :func:`run_protocol` (``return_solutions=True``, same data and folds); errors in float32."""
     name = data.name
     X, y = data.X, data.y.astype(float)
-    splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: protocol.fold.nunique()]
+    splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: 1 + max(k for _, k in solutions)]
     cells = []
     for (loss, method), vals in PUBLISHED_TABLES[name].items():
         if method == "output":
@@ -465,7 +467,7 @@ def shared_draws_output(data: Dataset, protocol: pd.DataFrame, n_sets: int, n_ru
         if method == "output":
             cells += [("figure_2" if name == "adult" else "figure_3", loss, float(CHOSEN_LAMBDA[name][(loss, "output")]), eps, v)
                       for eps, v in pts.items()]
-    paths = protocol.attrs["nonprivate"]
+    paths = solutions
     X32 = X.astype(np.float32)
     U = unit_gamma_noise(n_sets * n_runs, X.shape[1], "lattice", np.random.default_rng([random_state, 7])).reshape(n_sets, n_runs, -1)
     means = np.zeros((n_sets, len(cells)))
