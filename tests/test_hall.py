@@ -10,10 +10,9 @@ import warnings
 import numpy as np
 import pytest
 from scipy import integrate
-from scipy.linalg import solve_triangular
 
 from dpkernels._validation import ClippingWarning, UnsafeNoiseWarning
-from dpkernels.accounting import gaussian_delta
+from dpkernels.accounting import gaussian_delta, gaussian_sigma
 from dpkernels.bounds import hall as HB
 from dpkernels.experiments import hall2013 as E
 from dpkernels.mechanisms.hall import (
@@ -365,9 +364,6 @@ def test_machine_sensitivity_search_stays_below_the_bound():
 def test_epsilon_delta_lower_bound_detects_too_little_noise_and_not_enough():
     rng = np.random.default_rng(0)
     mu = 1.0
-    s_ok = gaussian_delta  # noqa: F841 (documentation: the exact curve is in dpkernels.accounting)
-    from dpkernels.accounting import gaussian_sigma
-
     s = gaussian_sigma(1.0, 1e-5, mu)
     a, b = s * rng.standard_normal(200_000), mu + s * rng.standard_normal(200_000)
     assert E.epsilon_delta_lower_bound(-a, -b, 1e-5).epsilon_lb <= 1.0

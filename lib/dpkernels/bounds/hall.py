@@ -28,7 +28,7 @@ statement and its ingredients differ; ``ERRATA.md`` (section Hall) records every
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -363,7 +363,8 @@ def kde_risk(mixture: GaussianMixture, n: int, sigma: float, noise_sd: float = 0
     return KDERisk(bias_sq, variance, privacy)
 
 
-def optimal_bandwidth(mixture: GaussianMixture, n: int, noise_sd_of_sigma=None, bounds: tuple[float, float] = (1e-6, 1.0)) -> float:
+def optimal_bandwidth(mixture: GaussianMixture, n: int, noise_sd_of_sigma: Callable[[float], float] | None = None,
+                      bounds: tuple[float, float] = (1e-6, 1.0)) -> float:
     """(ours) argmin_sigma of the exact MISE (:func:`kde_risk`), with the privacy part when ``noise_sd_of_sigma``
     (a function sigma -> noise_sd, e.g. the calibrated sqrt(c)) is given; bounded scalar minimisation in log sigma."""
     def total(log_s: float) -> float:

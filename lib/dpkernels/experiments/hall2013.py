@@ -57,6 +57,8 @@ __all__ = [
     "classification_data",
     "kernel_machine_comparison",
     "adult_kde_data",
+    "mercer_basis_check",
+    "nystrom_demo",
 ]
 
 
@@ -465,10 +467,21 @@ def privacy_order_experiment(d: int, ns: Sequence[int], sigmas: Sequence[float],
     df = pd.DataFrame(rows)
     by_n = df[df["sigma"] == float(sigmas[0])]
     by_s = df[df["n"] == int(ns[0])]
-    slopes = {"slope_n": float(np.polyfit(np.log(by_n["n"]), np.log(by_n["privacy_error"]), 1)[0]),
-              "slope_sigma": float(np.polyfit(np.log(by_s["sigma"]), np.log(by_s["privacy_error"]), 1)[0]),
+    sn, sn_se = _slope_with_se(by_n["n"], by_n["privacy_error"], by_n["se"])
+    ss, ss_se = _slope_with_se(by_s["sigma"], by_s["privacy_error"], by_s["se"])
+    slopes = {"slope_n": sn, "slope_n_se": sn_se, "slope_sigma": ss, "slope_sigma_se": ss_se,
               "claimed_n": -2.0, "claimed_sigma": -2.0 * d}
     return df, slopes
+
+
+def _slope_with_se(x: Sequence[float], y: Sequence[float], se: Sequence[float]) -> tuple[float, float]:
+    """Least-squares slope of log y on log x and its standard error from the standard errors of y (delta method:
+    var log y_i = (se_i / y_i)^2; independent points)."""
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    v = (np.asarray(se, float) / np.asarray(y, float)) ** 2
+    c = lx - lx.mean()
+    slope = float(np.sum(c * (ly - ly.mean())) / np.sum(c * c))
+    return slope, float(math.sqrt(np.sum(c * c * v)) / np.sum(c * c))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -671,3 +684,59 @@ def adult_kde_data() -> tuple[Array, dict[str, tuple[float, float]]]:
     lo = np.array([bounds["age"][0], bounds["hours-per-week"][0]])
     hi = np.array([bounds["age"][1], bounds["hours-per-week"][1]])
     return (Z - lo) / (hi - lo), bounds
+
+
+# ----------------------------------------------------------------------------------------------
+# the proof sketch of Proposition 2.1: which basis is orthonormal (formula sheet E2)
+# ----------------------------------------------------------------------------------------------
+def mercer_basis_check(sigma: float = 0.2, grid: int = 400, n_terms: int = 6) -> pd.DataFrame:
+    """The sketch writes K = sum_i lambda_i phi_i phi_i with phi_i "orthonormal under the RKHS inner product" and
+    eta_i(f) = lambda_i <f, phi_i>_H.  For the Gaussian kernel on [0, 1] (the integral operator discretised on a
+    midpoint grid) the eigenfunctions with K = sum lambda_i phi_i phi_i are L2(T)-orthonormal, and their RKHS norms are
+    ||phi_i||_H = 1 / sqrt(lambda_i), not 1; RKHS-orthonormal functions psi_i = sqrt(lambda_i) phi_i give
+    K = sum psi_i psi_i instead.  Returns per term: lambda_i, ||phi_i||_L2, ||phi_i||_H, and the reconstruction errors
+    of K from sum lambda phi phi (L2 basis) and from sum lambda psi psi (the sketch's formula with an RKHS basis)."""
+    h = 1.0 / grid
+    x = (np.arange(grid) + 0.5) * h
+    kern = GaussianKernel(sigma)
+    K = kern(x[:, None], x[:, None])
+    vals, vecs = np.linalg.eigh(K * h)
+    order = np.argsort(vals)[::-1]
+    lam, U = vals[order], vecs[:, order]
+    keep = lam > 1e-12 * lam[0]
+    lam, U = lam[keep], U[:, keep]
+    phi = U / math.sqrt(h)  # int phi_i phi_j = delta_ij (midpoint rule)
+    psi = phi * np.sqrt(lam)  # RKHS-orthonormal
+    K_l2 = (phi * lam) @ phi.T
+    K_rkhs = (psi * lam) @ psi.T
+    rows = []
+    for i in range(n_terms):
+        rows.append({"term": i + 1, "lambda": lam[i], "norm_L2": float(np.sqrt(np.sum(phi[:, i] ** 2) * h)),
+                     "norm_H": 1.0 / math.sqrt(lam[i]), "recon_error_L2_basis": float(np.max(np.abs(K_l2 - K))),
+                     "recon_error_RKHS_basis": float(np.max(np.abs(K_rkhs - K)))})
+    return pd.DataFrame(rows)
+
+
+def nystrom_demo(n_train: int, n_test: int, epsilon: float, delta: float, lam: float, sigma: float, n_landmarks_axis: int,
+                 random_state: int = 0) -> pd.DataFrame:
+    """The kernel machine on Park's three moons (binary: moon 0 against the rest), large n: the Nystrom solver with a
+    public grid of landmarks on the generator's known box [-1.5, 3.5] x [-1.5, 2] (no n x n matrix), released as noisy
+    coefficients, next to its non-private solution."""
+    from dpkernels.datasets import make_three_moons
+
+    data = make_three_moons(n_samples=n_train + n_test, random_state=random_state)
+    y = np.where(data.y == 0, 1, -1)
+    Xtr, ytr, Xte, yte = data.X[:n_train], y[:n_train], data.X[n_train:], y[n_train:]
+    g = np.meshgrid(np.linspace(-1.5, 3.5, n_landmarks_axis), np.linspace(-1.5, 2.0, n_landmarks_axis))
+    landmarks = np.column_stack([a.ravel() for a in g])
+    import time
+
+    t0 = time.perf_counter()
+    km = PrivateKernelMachine(epsilon=epsilon, delta=delta, lam=lam, bandwidth=sigma, solver="nystrom", landmarks=landmarks,
+                              classes=[-1, 1], keep_nonprivate=True, random_state=random_state).fit(Xtr, ytr)
+    seconds = time.perf_counter() - t0
+    f0 = km.nonprivate_function(Xte)
+    return pd.DataFrame([{"n_train": n_train, "landmarks": len(landmarks), "epsilon": epsilon, "delta": delta,
+                          "accuracy_private": float(km.score(Xte, yte)),
+                          "accuracy_nonprivate": float(np.mean(np.where(f0 >= 0, 1, -1) == yte)),
+                          "noise_multiplier": km.noise_multiplier_, "fit_seconds": seconds}])
