@@ -153,7 +153,9 @@ for _, r in mc.iterrows():
     checks.add("Proposition 1.1", f"simulated delta(eps) of the calibrated mechanism at (eps, delta) = ({r.epsilon:g}, {r.delta:g})",
                kind="measured", bound=r.delta, measured=r.delta_mc,
                status=verdicts.status(verdicts.at_most(r.delta_mc - 3 * r.se, r.delta)),
-               detail=f"{int(r.n_draws)} draws, se {r.se:.2g}, z vs claim {r.z_vs_claim:.1f}; exact {r.delta_exact:.3g}", id=rid)
+               detail=f"{int(r.n_draws)} draws, se {r.se:.2g}" + (f", z vs claim {r.z_vs_claim:.1f}" if r.se > 0 else
+                                                                   " (no draw reached a positive term)")
+               + f"; exact {r.delta_exact:.3g}", id=rid)
 print(cmap.groupby("epsilon").agg(cells=("holds", "size"), hold=("holds", "sum"), noise_ratio=("noise_ratio", "mean")).tail(6))
 show_verdicts()
 mc
