@@ -45,6 +45,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
 from scipy.linalg import cholesky as _cholesky
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from dpkernels import lattice
 from dpkernels._validation import (
@@ -506,6 +507,14 @@ class _FunctionRelease:
             del self._curator
         self.__dict__.pop("_true_delta", None)
 
+    def _check_query(self, points: ArrayLike) -> Array:
+        check_is_fitted(self, "guarantee_")
+        P = check_finite_array(points, "points")
+        if P.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {P.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "
+                             "features as input")
+        return P
+
     def _evaluate(self, points: Array) -> Array:
         gp = getattr(self, "_curator", None)
         if gp is not None:
@@ -699,9 +708,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
 
     def density(self, points: ArrayLike) -> Array:
         """The released density values at ``points`` (k, d)."""
-        if not hasattr(self, "guarantee_"):
-            raise ValueError("PrivateKDE is not fitted")
-        return self._evaluate(np.atleast_2d(np.asarray(points, dtype=np.float64)))
+        return self._evaluate(self._check_query(np.atleast_2d(np.asarray(points, dtype=np.float64))))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -989,9 +996,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     # prediction -----------------------------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:
         """The released function at the rows of X."""
-        if not hasattr(self, "guarantee_"):
-            raise ValueError("PrivateKernelMachine is not fitted")
-        Xq = check_finite_array(X)
+        Xq = self._check_query(X)
         if self.solver == "nystrom":
             return self._features(Xq) @ self.coef_
         return self._evaluate(Xq)
