@@ -2,6 +2,7 @@
 
 from dpkernels.mechanisms.base import Guarantee
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
+from dpkernels.mechanisms.hall import GaussianProcessRelease, PrivateKDE, PrivateKernelMachine, gaussian_mechanism
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
 __all__ = [
@@ -12,4 +13,8 @@ __all__ = [
     "ObjectivePerturbation",
     "PrivateKernelERM",
     "PrivateTuning",
+    "gaussian_mechanism",
+    "GaussianProcessRelease",
+    "PrivateKDE",
+    "PrivateKernelMachine",
 ]
