@@ -1,6 +1,12 @@
 """Differentially private mechanisms, one module per paper, as scikit-learn-style estimators."""
 
 from dpkernels.mechanisms.base import Guarantee
+from dpkernels.mechanisms.bassily import (
+    ExponentialMarginClassifier,
+    PrivateKernelMarginClassifier,
+    PrivateMarginClassifier,
+    PrivateMarginSelection,
+)
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
@@ -12,4 +18,8 @@ __all__ = [
     "ObjectivePerturbation",
     "PrivateKernelERM",
     "PrivateTuning",
+    "PrivateMarginClassifier",
+    "PrivateKernelMarginClassifier",
+    "ExponentialMarginClassifier",
+    "PrivateMarginSelection",
 ]
