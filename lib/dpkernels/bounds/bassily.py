@@ -30,7 +30,7 @@ __all__ = [
     "theorem_3_1_gamma",
     "theorem_3_1_bound",
     "algorithm_1_cover_spacing",
-    "algorithm_1_cover_size_bound",
+    "algorithm_1_log10_cover_size",
     "algorithm_2_k",
     "algorithm_2_conditions",
     "lemma_3_1_excess_risk",
@@ -91,11 +91,11 @@ def algorithm_1_cover_spacing(rho: float, r: float) -> float:
     return check_positive(rho, "rho") / (10.0 * check_positive(r, "r"))
 
 
-def algorithm_1_cover_size_bound(Lambda: float, r: float, rho: float, k: int) -> float:
-    """(1 + 2 R / gamma)^k with R = 2 Lambda and gamma = rho / (10 r), i.e. (1 + 40 Lambda r / rho)^k: the standard
-    volume bound on a gamma-cover of B^k(R), the size the exponential mechanism of Algorithm 1 enumerates
-    [reconstructed]."""
-    return (1.0 + 2.0 * 2.0 * Lambda / algorithm_1_cover_spacing(rho, r)) ** int(k)
+def algorithm_1_log10_cover_size(Lambda: float, r: float, rho: float, k: int) -> float:
+    """log10 of (1 + 2 R / gamma)^k with R = 2 Lambda and gamma = rho / (10 r), i.e. k log10(1 + 40 Lambda r / rho): the
+    standard volume bound on the size of a gamma-cover of B^k(R), which the exponential mechanism of Algorithm 1
+    enumerates [reconstructed]."""
+    return int(k) * math.log10(1.0 + 2.0 * 2.0 * Lambda / algorithm_1_cover_spacing(rho, r))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ SOURCES = {
     "theorem_3_1_gamma": ("Theorem 3.1", "reconstructed"),
     "theorem_3_1_bound": ("Theorem 3.1", "reconstructed"),
     "algorithm_1_cover_spacing": ("Algorithm 1, step 4", "reconstructed"),
-    "algorithm_1_cover_size_bound": ("Algorithm 1, step 4", "reconstructed"),
+    "algorithm_1_log10_cover_size": ("Algorithm 1, step 4", "reconstructed"),
     "algorithm_2_k": ("Algorithm 2, step 1", "reconstructed"),
     "algorithm_2_conditions": ("Lemma 3.1 / Theorem 3.2", "seed"),
     "lemma_3_1_excess_risk": ("Lemma 3.1", "reconstructed (shape only)"),

@@ -95,8 +95,8 @@ def gradient_sensitivity(lipschitz: float, m: int) -> float:
 
     Exactly 2L / m in real arithmetic; the computed average also carries a summation error of norm <= gamma_m L
     (Higham 2002, any summation order, gamma_m = m u / (1 - m u), u = 2^-53) on each side, which is added (with a
-    2^-40 relative slack for the per-example norms), so that the bound holds for the float64 centre the Gaussian
-    release is computed around.
+    2^-40 relative slack for the per-example norms and the division by sigma in :func:`noisy_projected_gd`), so that
+    the bound holds for the float64 centre the Gaussian release is computed around.
     """
     L = check_positive(lipschitz, "Lipschitz constant")
     u = (m + 1) * 2.0**-53
@@ -128,26 +128,38 @@ def rho_hinge_loss(Z: Array, y: Array, W: Array, rho: float) -> Array:
     return np.maximum(1.0 - margins / rho, 0.0).mean(axis=0)
 
 
-def _rho_hinge_gradient(Z: Array, y: Array, W: Array, rho: float) -> Array:
-    """Average subgradient of the rho-hinge loss at each column of W (k, c): -(1/(rho m)) sum_i y_i z_i 1[y_i <w, z_i> < rho]."""
+def _rho_hinge_gradient(Z: Array, y: Array, W: Array, rho: float | Array) -> Array:
+    """Average subgradient of the rho-hinge loss at each column of W (k, c): -(1/(rho m)) sum_i y_i z_i 1[y_i <w, z_i> < rho]
+    (``rho`` a scalar or one margin per column)."""
     active = ((Z @ W) * y[:, None]) < rho
-    return -(Z.T @ (active * y[:, None])) / (rho * Z.shape[0])
+    return -(Z.T @ (active * y[:, None])) / (np.asarray(rho) * Z.shape[0])
 
 
-def noisy_projected_gd(Z: Array, y: Array, *, rho: float, radius: float, sigma: float, n_iter: int,
-                       learning_rate: float, random_state: object = None, n_chains: int = 1) -> Array:
+def noisy_projected_gd(Z: Array, y: Array, *, rho: float | ArrayLike, radius: float, sigma: float | ArrayLike, n_iter: int,
+                       learning_rate: float | ArrayLike, random_state: object = None, n_chains: int = 1) -> Array:
     """``n_chains`` independent runs of noisy projected subgradient descent on the rho-hinge loss over B^k(radius),
     from w_0 = 0; returns the average of the iterates w_1..w_T of each run, shape (n_chains, k).
 
-    Each step releases g_t + N(0, sigma^2 I) exactly rounded to a grid (:func:`dpkernels.lattice.gaussian_lattice`);
+    ``rho``, ``sigma`` and ``learning_rate`` are scalars or one value per chain (a sweep over margins and privacy levels
+    in one pass over the data).  Each step releases sigma round((g_t / sigma + N(0, I)) / s) s, s = 2^-16: the Gaussian
+    mechanism g_t + N(0, sigma^2 I) exactly rounded to the grid sigma s (:func:`dpkernels.lattice.gaussian_lattice`);
     the rest is post-processing.  The caller calibrates sigma (:func:`calibrate_noisy_gd`)."""
     rng = check_random_state(random_state)
+    c = int(n_chains)
     k = Z.shape[1]
-    W = np.zeros((k, int(n_chains)))
+    rho_c = np.broadcast_to(np.asarray(rho, dtype=np.float64), (c,))
+    sig = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (c,))
+    eta = np.broadcast_to(np.asarray(learning_rate, dtype=np.float64), (c,))
+    rho_arg = rho_c[0] if np.all(rho_c == rho_c[0]) else rho_c
+    W = np.zeros((k, c))
     avg = np.zeros_like(W)
     for _ in range(int(n_iter)):
-        noisy = lattice.gaussian_lattice(_rho_hinge_gradient(Z, y, W, rho), sigma, rng)
-        W -= learning_rate * noisy
+        grad = _rho_hinge_gradient(Z, y, W, rho_arg)
+        # g / sigma + N(0, I) on the grid of unit noise, times sigma: the Gaussian mechanism with centre fl(g / sigma)
+        # (whose sensitivity is that of g over sigma to a relative 2^-53, inside gradient_sensitivity's slack), one
+        # call for all chains whatever their sigma
+        noisy = lattice.gaussian_lattice(grad / sig, 1.0, rng) * sig
+        W -= eta * noisy
         nrm = np.sqrt(np.einsum("ij,ij->j", W, W))
         W *= np.minimum(1.0, radius / np.maximum(nrm, np.finfo(float).tiny))
         avg += W
@@ -167,6 +179,7 @@ class MarginState:
     sigma: float
     n_iter: int
     learning_rate: float
+    w: Array | None = None  #: the released w-tilde of the fit (coef_ = Phi^T w)
 
     def sample_releases(self, n_draws: int, random_state: object = None, sigma: float | None = None) -> Array:
         """``n_draws`` further releases w-tilde (k-dimensional; coef_ = Phi^T w-tilde), each distributed exactly as a
@@ -293,8 +306,8 @@ class _Algorithm2(_MarginBase):
         sigma = calibrate_noisy_gd(epsilon, delta, sens, T)
         G = math.sqrt(L * L + k * sigma * sigma)
         eta = 2.0 * Lambda / (G * math.sqrt(T)) if self.learning_rate is None else check_positive(self.learning_rate, "learning_rate")
-        state = MarginState(Z, y, proj, rho, 2.0 * Lambda, sigma, T, eta)
         w = noisy_projected_gd(Z, y, rho=rho, radius=2.0 * Lambda, sigma=sigma, n_iter=T, learning_rate=eta, random_state=rng)[0]
+        state = MarginState(Z, y, proj, rho, 2.0 * Lambda, sigma, T, eta, w)
         self.n_components_, self.n_iter_, self.noise_sigma_, self.learning_rate_ = k, T, sigma, eta
         self.epsilon_accounted_ = gaussian_epsilon(sigma, delta, math.sqrt(T) * sens)
         self._guarantee_numbers = (epsilon, delta, r, rho, Lambda, k, T, sigma, sens, m)
@@ -521,12 +534,13 @@ def _margin_error_counts(Zy: Array, C: Array, margin: float, chunk: int = 1 << 2
 
 @dataclass
 class CoverState:
-    """Algorithm 1's non-private evaluation state (``keep_nonprivate=True`` only): the cover and every cover point's
-    margin-error count on the training data (the exponential mechanism's scores).  Not a release."""
+    """Algorithm 1's non-private evaluation state (``keep_nonprivate=True`` only): the cover, every cover point's
+    margin-error count on the training data (the exponential mechanism's scores) and the JL map.  Not a release."""
 
     cover: Array
     counts: NDArray[np.int64]
     epsilon: float
+    projection: Any = None
 
     def log_probabilities(self) -> Array:
         """The exact law of the release: log P(c) = -eps count_c / 2 - log sum_c' exp(-eps count_c' / 2)."""
@@ -552,7 +566,7 @@ class ExponentialMarginClassifier(_MarginBase):
 
     The score's margin rho' is lost in the text: ``score_margin`` (default rho / 2) is ours.  The theorem's k
     (:func:`dpkernels.bounds.bassily.theorem_3_1_k`) is tens to hundreds and its cover astronomically large
-    (:func:`~dpkernels.bounds.bassily.algorithm_1_cover_size_bound`); k <= 3 is a reduced version, not the theorem's
+    (:func:`~dpkernels.bounds.bassily.algorithm_1_log10_cover_size`); k <= 3 is a reduced version, not the theorem's
     algorithm.  Privacy does not depend on ||x|| <= r (counts have sensitivity 1 for any rows); r sets gamma.
 
     Attributes: coef_ (d,) ; cover_size_ ; n_components_ ; data_norm_ ; guarantee_.
@@ -598,7 +612,7 @@ class ExponentialMarginClassifier(_MarginBase):
         self.coef_ = proj.adjoint(cover[idx])
         self.cover_size_, self.n_components_, self.data_norm_ = len(cover), k, r
         if self.keep_nonprivate:
-            self.nonprivate_ = CoverState(cover, counts, epsilon)
+            self.nonprivate_ = CoverState(cover, counts, epsilon, proj)
         self.guarantee_ = Guarantee(
             epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE,
             statement="Bassily et al. (2022) Algorithm 1 / Theorem 3.1 (privacy), k <= 3",
@@ -698,17 +712,13 @@ class PrivateMarginSelection(_MarginBase):
         T = (B.noisy_gd_iterations(mt, k, s1 * math.sqrt(G), _check_int(self.max_iter, "max_iter")) if self.n_iter is None
              else _check_int(self.n_iter, "n_iter"))
         multiplier = calibrate_noisy_gd(epsilon, delta, 1.0, G * T)
-        candidates, sigmas = [], []
-        for rho in rhos:
-            if rho > Lambda * r * (1.0 + 1e-12):
-                raise ValueError(f"every rho must lie in (0, Lambda r] = (0, {Lambda * r:g}], got {rho:g}")
-            L = B.rho_hinge_lipschitz(2.0 * r, float(rho))
-            sigma = multiplier * gradient_sensitivity(L, mt)
-            eta = 2.0 * Lambda / (math.sqrt(L * L + k * sigma * sigma) * math.sqrt(T))
-            candidates.append(noisy_projected_gd(Z, ypm[tr], rho=float(rho), radius=2.0 * Lambda, sigma=sigma, n_iter=T,
-                                                 learning_rate=eta, random_state=rng)[0])
-            sigmas.append(sigma)
-        Wc = np.array(candidates)
+        if np.any(rhos > Lambda * r * (1.0 + 1e-12)):
+            raise ValueError(f"every rho must lie in (0, Lambda r] = (0, {Lambda * r:g}], got {rhos.tolist()}")
+        L = 2.0 * r / rhos
+        sigmas = multiplier * np.array([gradient_sensitivity(Lc, mt) for Lc in L])
+        etas = 2.0 * Lambda / (np.sqrt(L * L + k * sigmas * sigmas) * math.sqrt(T))
+        Wc = noisy_projected_gd(Z, ypm[tr], rho=rhos, radius=2.0 * Lambda, sigma=sigmas, n_iter=T, learning_rate=etas,
+                                random_state=rng, n_chains=G)
         mistakes = np.count_nonzero((proj.transform(X[va]) @ Wc.T) * ypm[va][:, None] <= 0, axis=0)
         j = lattice.exponential_mechanism_exact(-mistakes.astype(np.float64), eps_sel, 1.0, rng)
         self.selected_, self.rho_ = int(j), float(rhos[j])
