@@ -28,13 +28,12 @@ from numpy.typing import NDArray
 from scipy import stats
 from sklearn.svm import LinearSVC
 
-from dpkernels import lattice
 from dpkernels._validation import PrivacyLeakWarning, check_random_state
 from dpkernels.accounting import compose, gaussian_epsilon, gaussian_sigma
 from dpkernels.audit import AuditResult, clopper_pearson, epsilon_lower_bound
 from dpkernels.bounds import bassily as B
-from dpkernels.datasets import DatasetUnavailable, load_adult, load_kddcup99
-from dpkernels.jl import make_jl
+from dpkernels.datasets import load_adult, load_kddcup99
+from dpkernels.jl import SparseJL, make_jl
 from dpkernels.kernels import RBFKernel
 from dpkernels.mechanisms.bassily import (
     ExponentialMarginClassifier,
@@ -242,8 +241,6 @@ JL_KINDS = {"rademacher": {}, "gaussian": {}, "sparse (1/3)": {"density": 1.0 / 
 
 
 def _jl(kind: str, k: int, rng: np.random.Generator):
-    from dpkernels.jl import SparseJL
-
     if kind.startswith("sparse") or kind.startswith("very sparse"):
         return SparseJL(n_components=k, random_state=rng, **JL_KINDS[kind])
     return make_jl(kind, k, rng)
@@ -377,8 +374,10 @@ def audit_algorithm_1(n_releases: int, epsilon: float = 1.0, m: int = 20, d: int
     flipped row lowers their count: the log-ratio approaches epsilon there.  The exact loss is the largest
     |log P_D(c) - log P_D'(c)| over the cover (enumeration); the audit draws releases with the mechanism's own exact
     sampler.  Negative control: the same pair sampled with 2 epsilon (half the Gumbel noise), claimed epsilon."""
-    mk = lambda: ExponentialMarginClassifier(epsilon=epsilon, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,  # noqa: E731
-                                             keep_nonprivate=True, random_state=random_state)
+    def mk() -> ExponentialMarginClassifier:
+        return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+                                           keep_nonprivate=True, random_state=random_state)
+
     probe = mk().fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
     proj = probe.nonprivate_.projection  # data-independent: the same Phi for every data set under this seed
     x_star = _adversarial_point(proj, d, r)

@@ -59,7 +59,7 @@ from dpkernels._validation import (
 )
 from dpkernels.accounting import gaussian_epsilon, gaussian_sigma
 from dpkernels.bounds import bassily as B
-from dpkernels.jl import SRHT, RademacherJL, make_jl
+from dpkernels.jl import RademacherJL, make_jl
 from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, ReleaseMixin, noise_description, resolve_classes
 from dpkernels.random_features import RandomFourierFeatures, rff_paired
 
