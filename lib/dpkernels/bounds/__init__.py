@@ -6,6 +6,6 @@ its own ingredients imply differ, both are given (the ``*_derived`` functions) a
 recorded in ``ERRATA.md``.
 """
 
-from dpkernels.bounds import chaudhuri, hall, rubinstein
+from dpkernels.bounds import bassily, chaudhuri, hall, rubinstein
 
-__all__ = ["chaudhuri", "hall", "rubinstein"]
+__all__ = ["bassily", "chaudhuri", "hall", "rubinstein"]

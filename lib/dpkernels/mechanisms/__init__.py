@@ -1,6 +1,12 @@
 """Differentially private mechanisms, one module per paper, as scikit-learn-style estimators."""
 
 from dpkernels.mechanisms.base import Guarantee
+from dpkernels.mechanisms.bassily import (
+    ExponentialMarginClassifier,
+    PrivateKernelMarginClassifier,
+    PrivateMarginClassifier,
+    PrivateMarginSelection,
+)
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
 from dpkernels.mechanisms.hall import GaussianProcessRelease, PrivateKDE, PrivateKernelMachine, gaussian_mechanism
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
@@ -17,4 +23,8 @@ __all__ = [
     "GaussianProcessRelease",
     "PrivateKDE",
     "PrivateKernelMachine",
+    "PrivateMarginClassifier",
+    "PrivateKernelMarginClassifier",
+    "ExponentialMarginClassifier",
+    "PrivateMarginSelection",
 ]
