@@ -663,6 +663,11 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
     def _kernel(self) -> GaussianKernel:
         return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=True)
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified by check_finite_array
+        return tags
+
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateKDE":
         """Release the KDE of the rows of X (in [0, 1]^d) at ``points``; ``y`` is ignored."""
         X = check_finite_array(X)
@@ -1002,7 +1007,15 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
         return self._evaluate(Xq)
 
     def predict(self, X: ArrayLike) -> NDArray:
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+        positive = self.decision_function(X) >= 0
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # a binary mechanism: K classes would be K releases (composition)
+        tags.classifier_tags.poor_score = True  # noise at the default (epsilon, delta) on a few dozen rows
+        tags.input_tags.sparse = True  # densified by check_finite_array
+        return tags
 
     def _mean_from(self, st: _NonPrivate) -> Callable[[Array], Array]:
         if self.solver == "nystrom":
