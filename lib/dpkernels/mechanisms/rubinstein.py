@@ -204,20 +204,26 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
             return Z @ w[:-1] + w[-1] * self.intercept_scaling
         return Z @ w
 
-    def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
+    def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None,
+                        noise_scale: float | None = None) -> Array:
         """``n_draws`` further releases w-tilde + mu from the kept non-private solution (keep_nonprivate=True; audits,
         Monte Carlo), drawn exactly as :meth:`fit` draws its release (same noise mode).
 
         Each row is distributed as the released vector of a fresh :meth:`fit` (including the intercept component
         when ``fit_intercept``); the solve is not repeated.  With ``epsilon`` the noise is recalibrated to that
-        level (lambda scales as 1/epsilon), so one solve serves a whole privacy sweep.
+        level (lambda scales as 1/epsilon), so one solve serves a whole privacy sweep; with ``noise_scale`` the
+        noise has that lambda whatever it guarantees (utility sweeps, audits' negative controls).
         """
         w = self._require_nonprivate("sample_releases").coef
         lam = self.noise_scale_
+        if epsilon is not None and noise_scale is not None:
+            raise ValueError("give epsilon or noise_scale, not both")
         if epsilon is not None:
             if self.noise_scale is not None:
                 raise ValueError("epsilon cannot recalibrate an explicitly given noise_scale")
             lam = self.sensitivity_l1_ / check_epsilon(epsilon)
+        if noise_scale is not None:
+            lam = check_positive(noise_scale, "noise_scale")
         center = np.broadcast_to(w, (int(n_draws), w.shape[0]))
         return noise_release(center, "laplace", lam, noise=self.noise, random_state=random_state)
 
