@@ -265,7 +265,7 @@ print(f"\nreleased: coef_ {svm.coef_.shape}, frequencies_ {svm.frequencies_.shap
 # %%
 kernels = [RBFKernel(1.0), CauchyKernel(1.0), LaplacianKernel(1.0)]
 l18 = E.lemma_18_experiment(kernels, eps=0.1, delta=0.1, draws=P["lemma18_draws"], d_hats=P["lemma18_sweep"],
-                            grid=P["lemma18_grid"], random_state=seed)
+                            grid=P["lemma18_grid"], random_state=seed, n_jobs=P["n_jobs"])
 reproduced(l18.assign(value=l18.mean_sup, se=l18.se_sup, n_runs=l18.draws), "lemma_18")
 l18[["kernel", "kind", "d_hat", "lemma_d_hat", "draws", "failures", "mean_sup", "se_sup", "max_sup", "cp_high"]]
 
@@ -356,7 +356,7 @@ c15[["eps", "delta", "d_hat", "lam", "draws", "failures", "p_hat", "cp_high", "m
 # exact dual, Laplace noise at Theorem 13's largest lambda, sup over M.
 
 # %%
-t13p = E.theorem_13_premise_experiment(draws=P["theorem13_premise_draws"], random_state=seed)
+t13p = E.theorem_13_premise_experiment(draws=P["theorem13_premise_draws"], random_state=seed, n_jobs=P["n_jobs"])
 print({k: (round(v, 6) if isinstance(v, float) else v) for k, v in t13p.items()})
 print(checks.add("Theorem 13", f"P(||f* - f-hat*||_inf > eps) at the d-hat the theorem requires ({t13p['d_hat']}), RBF, d = 1",
                  kind="measured", bound=t13p["delta"], measured=t13p["p_hat"],
@@ -372,7 +372,7 @@ print(checks.add("Theorem 13", f"P(||f* - f-hat*||_inf > eps) at the d-hat the t
 # premise is, not a check of the theorem.
 
 # %%
-t13 = E.theorem_13_experiment(P["theorem13_d_hats"], draws=P["theorem13_draws"], random_state=seed)
+t13 = E.theorem_13_experiment(P["theorem13_d_hats"], draws=P["theorem13_draws"], random_state=seed, n_jobs=P["n_jobs"])
 reproduced(t13.assign(value=t13.p_hat, se=np.sqrt(t13.p_hat * (1 - t13.p_hat) / t13.draws), n_runs=t13.draws), "theorem_13_below_premise")
 need13 = float(t13.theorem_d_hat.iloc[0])
 print(checks.skip("Theorem 13", "two-class toy problem (n = 20, M = [0, 1], sigma = 0.3, C = 1, eps = ||f*||/2) at its premise",
@@ -618,7 +618,7 @@ print(checks.at_least("Theorem 26 (against Theorem 21)", "Theorem 21 (explicit) 
 # pass is conservative.
 
 # %%
-t26, t26_info = E.theorem_26_experiment([2, 4, 8, 16], P["theorem26_draws"], random_state=seed)
+t26, t26_info = E.theorem_26_experiment([2, 4, 8, 16], P["theorem26_draws"], random_state=seed, n_jobs=P["n_jobs"])
 reproduced(t26.assign(value=t26.pair_loss, se=0.0, n_runs=t26.draws), "theorem_26_measured")
 print({k: (round(v, 6) if isinstance(v, float) else v) for k, v in t26_info.items()})
 print(checks.add("Theorem 26", "PrivateSVM on Lemma 25's N databases: largest pair privacy loss >= ln((1 - delta)(N - 1)/delta) "
@@ -703,9 +703,10 @@ print(checks.at_least("Proposition 27", "||w(D') - w(D)|| when the positive supp
 
 # %%
 eps_audit = 1.0
-audit_finite = E.audit_with_control(*E.lemma_22_audit_models(eps_audit, random_state=seed), P["audit_releases"], random_state=seed)
+audit_finite = E.audit_with_control(*E.lemma_22_audit_models(eps_audit, random_state=seed), P["audit_releases"], random_state=seed,
+                                    n_jobs=P["n_jobs"])
 rff_d, rff_dprime, rff_pair_l2 = E.rff_audit_models(eps_audit, n_adv=P["sens_adv"], maxiter=P["sens_maxiter"], random_state=seed)
-audit_rff = E.audit_with_control(rff_d, rff_dprime, P["audit_rff_releases"], random_state=seed)
+audit_rff = E.audit_with_control(rff_d, rff_dprime, P["audit_rff_releases"], random_state=seed, n_jobs=P["n_jobs"])
 audits = pd.DataFrame([{"mechanism": name, "run": run, **res[run]} for name, res in
                        (("PrivateSVM-Finite (Lemma 22 pair)", audit_finite), ("PrivateSVM (adversarial pair)", audit_rff))
                        for run in ("audit", "control")])

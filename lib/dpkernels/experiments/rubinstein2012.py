@@ -45,7 +45,7 @@ Array = NDArray[np.float64]
 
 #: One BLAS thread for the experiments that loop over small matrix products (tens of rows): a second thread only
 #: synchronises, and on a shared machine its spin-waiting made Lemma 18's sweep 20 times slower (measured with both
-#: cores busy).
+#: cores busy).  The loops that run in joblib workers set the same limit inside the worker.
 _small_blas = threadpool_limits.wrap(limits=1, user_api="blas")
 
 __all__ = [
@@ -490,32 +490,42 @@ def _grid_kernel_error(kernel: TranslationInvariantKernel, freqs: Array, axis: A
     return float(np.max(np.abs(est - kernel.g(D))))
 
 
-@_small_blas
+def _lemma_18_sups(kern: TranslationInvariantKernel, d_hat: int, n_draws: int, axis: Array, seed: np.random.SeedSequence) -> Array:
+    rng = np.random.default_rng(seed)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return np.array([_grid_kernel_error(kern, kern.sample_frequencies(d_hat, 2, rng), axis) for _ in range(n_draws)])
+
+
 def lemma_18_experiment(kernels: Sequence[TranslationInvariantKernel], eps: float, delta: float, draws: int,
-                        d_hats: Sequence[int] = (), grid: int = 41, random_state: int = 0) -> pd.DataFrame:
+                        d_hats: Sequence[int] = (), grid: int = 41, random_state: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """Lemma 18 on M = [0, 1]^2 (diam sqrt 2): measured sup over D in M - M of |k-hat(D) - k(D)| (grid).
 
     For each kernel: at Lemma 18's d-hat (when finite) the failure frequency of {sup >= eps} against
     delta; and the mean sup error (with its standard error) along ``d_hats``.  The grid sup is a lower estimate of
-    the true sup.
+    the true sup.  Each (kernel, d-hat) has its own seed (a child of ``random_state``), so the numbers do not depend
+    on ``n_jobs``.
     """
-    rng = np.random.default_rng(random_state)
     d, diam = 2, math.sqrt(2.0)
     axis = np.linspace(-1.0, 1.0, grid)
-    rows = []
     plan = []
     for kern in kernels:
         sigma_p = math.sqrt(kern.second_moment(d))
         need = R.lemma_18_d_hat(eps, delta, d, sigma_p, diam)
         plan += [(kern, sigma_p, need, "lemma", int(math.ceil(need)))] if math.isfinite(need) else []
         plan += [(kern, sigma_p, need, "sweep", int(k)) for k in d_hats]
-    for kern, sigma_p, need, kind, d_hat in tqdm(plan, desc="Lemma 18", leave=False):
-        n_draws = draws if kind == "lemma" else max(5, draws // 4)
-        sups = np.array([_grid_kernel_error(kern, kern.sample_frequencies(d_hat, d, rng), axis) for _ in range(n_draws)])
-        rows.append(_prob_row("Lemma 18", int(np.sum(sups >= eps)), n_draws, delta, kernel=kern.name, sigma=kern.sigma,
-                              sigma_p=sigma_p, d_hat=d_hat, kind=kind, lemma_d_hat=need, median_sup=float(np.median(sups)),
-                              mean_sup=float(sups.mean()), se_sup=float(sups.std(ddof=1) / math.sqrt(n_draws)),
-                              max_sup=float(sups.max()), eps=eps))
+    seeds = np.random.SeedSequence(random_state).spawn(len(plan))
+    n_draws = [draws if kind == "lemma" else max(5, draws // 4) for _, _, _, kind, _ in plan]
+    order = sorted(range(len(plan)), key=lambda i: -plan[i][4] * n_draws[i])  # the largest first
+    sups = dict(zip(order, Parallel(n_jobs=n_jobs)(
+        delayed(_lemma_18_sups)(plan[i][0], plan[i][4], n_draws[i], axis, seeds[i])
+        for i in tqdm(order, desc="Lemma 18", leave=False))))
+    rows = []
+    for i, (kern, sigma_p, need, kind, d_hat) in enumerate(plan):
+        x = sups[i]
+        rows.append(_prob_row("Lemma 18", int(np.sum(x >= eps)), n_draws[i], delta, kernel=kern.name, sigma=kern.sigma,
+                              sigma_p=sigma_p, d_hat=d_hat, kind=kind, lemma_d_hat=need, median_sup=float(np.median(x)),
+                              mean_sup=float(x.mean()), se_sup=float(x.std(ddof=1) / math.sqrt(n_draws[i])),
+                              max_sup=float(x.max()), eps=eps))
     return pd.DataFrame(rows)
 
 
@@ -559,15 +569,29 @@ def lemma_17_experiment(d_hats: Sequence[int], draws: int, n: int = 40, C: float
     return df
 
 
-@_small_blas
+def _theorem_13_sups(X: Array, y: Array, G: Array, f_star: Array, kern: RBFKernel, C: float, d_hat: int, lam: float,
+                     draws: int, seed: np.random.SeedSequence) -> Array:
+    rng = np.random.default_rng(seed)
+    sups = np.empty(draws)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for k in range(draws):
+            freqs = kern.sample_frequencies(d_hat, X.shape[1], rng)
+            ZX, ZG = rff_paired(X, freqs), rff_paired(G, freqs)
+            b = solve_hinge_dual_gram(y, C, ZX @ ZX.T).alpha
+            w_hat = ZX.T @ (b * y) + rng.laplace(0.0, lam, size=2 * d_hat)
+            sups[k] = float(np.max(np.abs(f_star - ZG @ w_hat)))
+    return sups
+
+
 def theorem_13_experiment(d_hats: Sequence[int], draws: int, eps_fraction: float = 0.5, delta: float = 0.1,
-                          n: int = 20, C: float = 1.0, sigma: float = 0.3, grid: int = 201, random_state: int = 0) -> pd.DataFrame:
+                          n: int = 20, C: float = 1.0, sigma: float = 0.3, grid: int = 201, random_state: int = 0,
+                          n_jobs: int = 1) -> pd.DataFrame:
     """Theorem 13's failure event in d = 1 on M = [0, 1], *below* its premise: P(||f* - f-hat*||_inf > eps) at d-hat
     far smaller than the theorem requires (an illustration of how conservative the premise is, not a check of it).
 
-    eps = eps_fraction * ||f*||_inf (so the zero function is not useful); for each d-hat, lambda is the largest
-    value Theorem 13 allows; f-hat* = <w-tilde + mu, phi-hat> with w-tilde the RFF SVM.  ``theorem_d_hat`` is the
-    d-hat the theorem requires (Lambda = C, the hinge box bound).
+    eps = eps_fraction * ||f*||_inf (so the zero function is not useful); for each d-hat (its own child seed), lambda
+    is the largest value Theorem 13 allows; f-hat* = <w-tilde + mu, phi-hat> with w-tilde the RFF SVM.
+    ``theorem_d_hat`` is the d-hat the theorem requires (Lambda = C, the hinge box bound).
     """
     rng = np.random.default_rng(random_state)
     X, y = _toy_problem(n, 1, rng)
@@ -577,26 +601,46 @@ def theorem_13_experiment(d_hats: Sequence[int], draws: int, eps_fraction: float
     f_star = kern(G, X) @ (a_star * y)
     eps = eps_fraction * float(np.max(np.abs(f_star)))
     need = R.theorem_13_d_hat(eps, delta, 1, 1.0 / sigma, 1.0, C, C)
+    d_hats = [int(k) for k in d_hats]
+    lams = [R.theorem_13_max_noise_scale(eps, delta, k) for k in d_hats]
+    seeds = np.random.SeedSequence(random_state).spawn(len(d_hats))
+    all_sups = Parallel(n_jobs=n_jobs)(delayed(_theorem_13_sups)(X, y, G, f_star, kern, C, k, lam, draws, sd)
+                                       for k, lam, sd in tqdm(list(zip(d_hats, lams, seeds))[::-1],
+                                                              desc="Theorem 13 (below the premise)", leave=False))[::-1]
     rows = []
-    for d_hat in tqdm(list(d_hats), desc="Theorem 13 (below the premise)", leave=False):
-        lam = R.theorem_13_max_noise_scale(eps, delta, d_hat)
-        sups = np.empty(draws)
-        for k in range(draws):
-            freqs = kern.sample_frequencies(d_hat, 1, rng)
-            ZX, ZG = rff_paired(X, freqs), rff_paired(G, freqs)
-            b = solve_hinge_dual_gram(y, C, ZX @ ZX.T).alpha
-            w_hat = ZX.T @ (b * y) + rng.laplace(0.0, lam, size=2 * d_hat)
-            sups[k] = float(np.max(np.abs(f_star - ZG @ w_hat)))
+    for d_hat, lam, sups in zip(d_hats, lams, all_sups):
         rows.append(_prob_row("Theorem 13", int(np.sum(sups > eps)), draws, delta, d_hat=d_hat, lam=lam, eps=eps,
                               theorem_d_hat=need, median_sup=float(np.median(sups)), f_star_sup=float(np.max(np.abs(f_star))),
                               Lambda_measured=float(a_star.sum())))
     return pd.DataFrame(rows)
 
 
-@_small_blas
+def _premise_sups(X: Array, y: Array, G: Array, f_star: Array, kern: RBFKernel, C: float, d_hat: int, lam: float,
+                  draws: int, chunk: int, seed: np.random.SeedSequence) -> Array:
+    rng = np.random.default_rng(seed)
+    n, grid = len(y), len(G)
+    sups = np.empty(draws)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for k in range(draws):
+            K = np.zeros((n, n))
+            KG = np.zeros((grid, n))
+            noise = np.zeros(grid)
+            for start in range(0, d_hat, chunk):
+                m = min(chunk, d_hat - start)
+                freqs = kern.sample_frequencies(m, 1, rng)
+                scale = math.sqrt(m / d_hat)  # rff_paired scales a block by 1/sqrt(m); the map needs 1/sqrt(d-hat)
+                ZX, ZG = scale * rff_paired(X, freqs), scale * rff_paired(G, freqs)
+                K += ZX @ ZX.T
+                KG += ZG @ ZX.T
+                noise += ZG @ rng.laplace(0.0, lam, size=2 * m)
+            b = solve_hinge_dual_gram(y, C, K).alpha
+            sups[k] = float(np.max(np.abs(f_star - KG @ (b * y) - noise)))
+    return sups
+
+
 def theorem_13_premise_experiment(draws: int, n: int = 10, C: float = 0.5, sigma: float = 1.0, width: float = 0.1,
                                   eps_fraction: float = 0.9, delta: float = 0.2, grid: int = 21, chunk: int = 50_000,
-                                  random_state: int = 0) -> dict[str, object]:
+                                  random_state: int = 0, n_jobs: int = 1) -> dict[str, object]:
     """Theorem 13 at a d-hat that meets its premise, end to end (RBF kernel, d = 1).
 
     The premise d-hat >= 4 (d+2)/theta ln(2^9 (sigma_p diam M)^2 / (delta theta)) with
@@ -606,7 +650,8 @@ def theorem_13_premise_experiment(draws: int, n: int = 10, C: float = 0.5, sigma
     one class (every dual at C/n, ||f*|| close to Lambda = C).  Here: n points uniform on M = [0, width], labels +1,
     eps = eps_fraction ||f*||_inf, Lambda = C.  For each draw: frequencies, the random-feature SVM (exact dual), Laplace
     noise at the largest lambda Theorem 13 allows, and sup_M |f* - f-hat*| on a grid; the features are accumulated
-    over blocks of ``chunk`` frequencies.
+    over blocks of ``chunk`` frequencies.  The draws run in ``n_jobs`` blocks with child seeds of ``random_state``
+    (two blocks whatever ``n_jobs``, so the numbers do not depend on it).
     """
     rng = np.random.default_rng(random_state)
     X = rng.uniform(0.0, width, size=(n, 1))
@@ -619,21 +664,10 @@ def theorem_13_premise_experiment(draws: int, n: int = 10, C: float = 0.5, sigma
     eps = eps_fraction * f_sup
     d_hat = int(math.ceil(R.theorem_13_d_hat(eps, delta, 1, 1.0 / sigma, width, C, C)))
     lam = R.theorem_13_max_noise_scale(eps, delta, d_hat)
-    sups = np.empty(draws)
-    for k in tqdm(range(draws), desc="Theorem 13 (premise met)", leave=False):
-        K = np.zeros((n, n))
-        KG = np.zeros((grid, n))
-        noise = np.zeros(grid)
-        for start in range(0, d_hat, chunk):
-            m = min(chunk, d_hat - start)
-            freqs = kern.sample_frequencies(m, 1, rng)
-            scale = math.sqrt(m / d_hat)  # rff_paired scales a block by 1/sqrt(m); the map needs 1/sqrt(d-hat)
-            ZX, ZG = scale * rff_paired(X, freqs), scale * rff_paired(G, freqs)
-            K += ZX @ ZX.T
-            KG += ZG @ ZX.T
-            noise += ZG @ rng.laplace(0.0, lam, size=2 * m)
-        b = solve_hinge_dual_gram(y, C, K).alpha
-        sups[k] = float(np.max(np.abs(f_star - KG @ (b * y) - noise)))
+    blocks = [draws // 2 + draws % 2, draws // 2]
+    seeds = np.random.SeedSequence(random_state).spawn(2)
+    sups = np.concatenate(Parallel(n_jobs=n_jobs)(delayed(_premise_sups)(X, y, G, f_star, kern, C, d_hat, lam, m, chunk, sd)
+                                                  for m, sd in zip(blocks, seeds) if m > 0))
     lo, hi = clopper_pearson(int(np.sum(sups > eps)), draws)
     return {"n": n, "C": C, "sigma": sigma, "width": width, "Lambda": C, "Lambda_measured": float(a_star.sum()),
             "f_star_sup": f_sup, "eps": eps, "delta": delta, "theta": R.theorem_13_theta(eps, C, C), "d_hat": d_hat,
@@ -644,7 +678,6 @@ def theorem_13_premise_experiment(draws: int, n: int = 10, C: float = 0.5, sigma
 # ----------------------------------------------------------------------------------------------
 # Theorems 23 and 26 against their constructions
 # ----------------------------------------------------------------------------------------------
-@_small_blas
 def theorem_23_experiment(ratios: Sequence[float], n_releases: int, n: int = 10, C: float = 1.0, usefulness: float = 0.9,
                           random_state: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
     """Theorem 23 measured on Lemma 22's databases: PrivateSVM-Finite's privacy against the theorem's lower bound.
@@ -717,10 +750,36 @@ def _disk_grid(n_radii: int, n_angles: int) -> Array:
     return np.vstack([np.zeros((1, 2)), pts])
 
 
-@_small_blas
+def _theorem_26_block(n: int, C: float, kern: RBFKernel, pos: Array, G: Array, f_star: Array, lams: Array, eps: float,
+                      d_hat: int, draws: int, seed: np.random.SeedSequence) -> tuple[NDArray[np.int64], float, Array]:
+    """Failures per (lambda, database), the largest pairwise L1 change and the noiseless sup distance, over ``draws``."""
+    rng = np.random.default_rng(seed)
+    N = len(pos)
+    fails = np.zeros((len(lams), N), dtype=np.int64)
+    max_l1 = 0.0
+    approx = np.empty(draws)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for k in range(draws):
+            freqs = kern.sample_frequencies(d_hat, 2, rng)
+            z0 = rff_paired(np.zeros((1, 2)), freqs)[0]
+            Z = rff_paired(pos, freqs)
+            ZG = rff_paired(G, freqs)
+            W = np.empty((N, 2 * d_hat))
+            for i in range(N):
+                b1, bn = _two_variable_dual(n, C, float(z0 @ Z[i]))
+                W[i] = -(n - 1) * b1 * z0 + bn * Z[i]
+            base = W @ ZG.T - f_star  # (N, grid): g_i* - f_i*
+            noise = rng.laplace(0.0, 1.0, size=(N, 2 * d_hat)) @ ZG.T
+            approx[k] = float(np.max(np.abs(base)))
+            sup = np.max(np.abs(base[None] + lams[:, None, None] * noise[None]), axis=2)  # (lambdas, N)
+            fails += sup > eps
+            max_l1 = max(max_l1, float(np.abs(W[:, None, :] - W[None, :, :]).sum(axis=2).max()))
+    return fails, max_l1, approx
+
+
 def theorem_26_experiment(ratios: Sequence[float], draws: int, n: int = 10, C: float = 5.0, sigma: float = 0.5,
                           d_hat: int = 2000, usefulness: float = 0.9, n_radii: int = 8, n_angles: int = 48,
-                          random_state: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
+                          random_state: int = 0, n_jobs: int = 1) -> tuple[pd.DataFrame, dict[str, float]]:
     """Theorem 26 measured on Lemma 25's N databases: PrivateSVM's privacy against the theorem's lower bound.
 
     The N pairwise-neighbouring databases (n - 1 negatives at 0, the positive at angle 2 pi i / N on the unit
@@ -731,38 +790,25 @@ def theorem_26_experiment(ratios: Sequence[float], draws: int, n: int = 10, C: f
     to all lambda).  For lambda = eps_u / ratio: delta-hat = max_i P(sup_M |<w_i + lambda L_i, phi> - f_i*| > eps_u)
     and the privacy loss max_{i != j} ||w_i - w_j||_1 / lambda (Laplace; the largest over the draws, a lower estimate of
     the mechanism's beta, whose frequencies are released).  Theorem 26 predicts loss >= ln((1 - delta)(N - 1)/delta).
+    The draws run in two blocks with child seeds of ``random_state`` (the numbers do not depend on ``n_jobs``).
     """
-    rng = np.random.default_rng(random_state)
     db = R.lemma_25_databases(n, sigma)
     N = db.N
     eps = usefulness * C / (4 * n)
     kern = RBFKernel(sigma)
-    gamma = math.exp(-1.0 / (2 * sigma**2))
-    a1, an = _two_variable_dual(n, C, gamma)
+    a1, an = _two_variable_dual(n, C, math.exp(-1.0 / (2 * sigma**2)))
     pos = np.array([X[-1] for X in db.X])
     G = np.vstack([_disk_grid(n_radii, n_angles), pos])
     f_star = -(n - 1) * a1 * kern(G, np.zeros((1, 2)))[:, 0][None, :] + an * kern(G, pos).T  # (N, grid)
     ratios = np.asarray(ratios, dtype=np.float64)
     lams = eps / ratios
-    fails = np.zeros((len(ratios), N), dtype=np.int64)
-    max_l1 = 0.0
-    approx = np.empty(draws)
-    for k in tqdm(range(draws), desc="Theorem 26", leave=False):
-        freqs = kern.sample_frequencies(d_hat, 2, rng)
-        z0 = rff_paired(np.zeros((1, 2)), freqs)[0]
-        Z = rff_paired(pos, freqs)
-        ZG = rff_paired(G, freqs)
-        W = np.empty((N, 2 * d_hat))
-        for i in range(N):
-            b1, bn = _two_variable_dual(n, C, float(z0 @ Z[i]))
-            W[i] = -(n - 1) * b1 * z0 + bn * Z[i]
-        base = W @ ZG.T - f_star  # (N, grid): g_i* - f_i*
-        noise = rng.laplace(0.0, 1.0, size=(N, 2 * d_hat)) @ ZG.T
-        approx[k] = float(np.max(np.abs(base)))
-        sup = np.max(np.abs(base[None] + lams[:, None, None] * noise[None]), axis=2)  # (ratios, N)
-        fails += sup > eps
-        diffs = np.abs(W[:, None, :] - W[None, :, :]).sum(axis=2)
-        max_l1 = max(max_l1, float(diffs.max()))
+    blocks = [draws // 2 + draws % 2, draws // 2]
+    seeds = np.random.SeedSequence(random_state).spawn(2)
+    out = Parallel(n_jobs=n_jobs)(delayed(_theorem_26_block)(n, C, kern, pos, G, f_star, lams, eps, d_hat, m, sd)
+                                  for m, sd in zip(blocks, seeds) if m > 0)
+    fails = sum(o[0] for o in out)
+    max_l1 = max(o[1] for o in out)
+    approx = np.concatenate([o[2] for o in out])
     rows = []
     for r, lam, f in zip(ratios, lams, fails):
         worst = int(f.max())
@@ -851,13 +897,15 @@ def privacy_audit(model_d: PrivateSVMFinite | PrivateSVM, model_dprime: PrivateS
 
 
 def audit_with_control(model_d: PrivateSVMFinite | PrivateSVM, model_dprime: PrivateSVMFinite | PrivateSVM, n_releases: int,
-                       random_state: int = 0) -> dict[str, dict[str, float]]:
+                       random_state: int = 0, n_jobs: int = 1) -> dict[str, dict[str, float]]:
     """The audit of the mechanism as calibrated and its negative control: the same pair with half the noise this pair
     needs for the claimed epsilon (lambda = ||w_D - w_D'||_1 / (2 epsilon): exact privacy loss 2 epsilon), which
-    the audit must detect (lower bound above epsilon) to show its power."""
-    audit = privacy_audit(model_d, model_dprime, n_releases, random_state=random_state)
-    half = audit["pair_l1"] / (2.0 * model_d.guarantee_.epsilon)
-    control = privacy_audit(model_d, model_dprime, n_releases, random_state=random_state + 1, noise_scale=half)
+    the audit must detect (lower bound above epsilon) to show its power.  The two run side by side (``n_jobs``)."""
+    pair_l1 = float(np.abs(model_d.nonprivate_.coef - model_dprime.nonprivate_.coef).sum())
+    half = pair_l1 / (2.0 * model_d.guarantee_.epsilon)
+    audit, control = Parallel(n_jobs=n_jobs)(
+        delayed(privacy_audit)(model_d, model_dprime, n_releases, random_state=seed, noise_scale=scale)
+        for seed, scale in ((random_state, None), (random_state + 1, half)))
     return {"audit": audit, "control": {**control, "epsilon_claimed": model_d.guarantee_.epsilon}}
 
 
