@@ -300,6 +300,17 @@ def test_sparse_and_huge_inputs(make):
         dense.predict(big)
 
 
+def test_feature_map_sharing_the_noise_generator_is_refused():
+    from dpkernels.random_features import RandomFourierFeatures
+
+    X, y = data()
+    rng = np.random.default_rng(0)
+    fm = RandomFourierFeatures(n_components=5, random_state=rng).fit(X)
+    with pytest.raises(ValueError, match="rewound"):
+        PrivateSVMFinite(epsilon=1.0, feature_map=fm, random_state=rng).fit(X, y)
+    PrivateSVMFinite(epsilon=1.0, feature_map=fm, random_state=np.random.default_rng(1)).fit(X, y)
+
+
 #: scikit-learn checks that the mechanisms may fail, and why (each contradicts privacy, not the API).
 EXPECTED_FAILED_CHECKS = {
     "check_classifiers_train": "the release adds Laplace noise calibrated to epsilon = 1 on about 100 training rows; "

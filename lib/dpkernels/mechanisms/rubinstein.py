@@ -325,6 +325,11 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         raise ValueError("feature_map must be None, a fitted transformer or a callable")
 
     def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
+        fm_state = getattr(self.feature_map, "random_state", None)
+        if isinstance(fm_state, np.random.Generator) and fm_state is self.random_state:
+            raise ValueError("feature_map holds the generator that draws the noise (random_state): a pickle of this "
+                             "estimator (its parameters) would carry the generator's state, from which the noise can be "
+                             "rewound; fit the feature map with its own generator or set its random_state to None")
         Phi = np.asarray(self._map()(X), dtype=np.float64)
         if Phi.ndim != 2 or len(Phi) != len(X):
             raise ValueError(f"phi(X) must be a 2-d array with one row per example, got shape {Phi.shape}")
