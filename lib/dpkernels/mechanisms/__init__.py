@@ -2,6 +2,7 @@
 
 from dpkernels.mechanisms.base import Guarantee
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
+from dpkernels.mechanisms.park import EquilibriumPointClassifier, PrivateSVDD
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
 __all__ = [
@@ -12,4 +13,6 @@ __all__ = [
     "ObjectivePerturbation",
     "PrivateKernelERM",
     "PrivateTuning",
+    "PrivateSVDD",
+    "EquilibriumPointClassifier",
 ]
