@@ -337,8 +337,15 @@ def cells_of(points: Array, r_max: float | None) -> tuple[Array, NDArray[np.int6
 
 
 def nearest(A: Array, B: Array) -> NDArray[np.int64]:
-    """Index of the nearest row of B for every row of A (Euclidean)."""
-    return cKDTree(B).query(A, k=1)[1].astype(np.int64)
+    """Index of the nearest row of B for every row of A (Euclidean): blocks of ||b||^2 - 2 a'b (a few matrix
+    products; several times faster than a k-d tree for the EP sets here), a k-d tree beyond 1e8 pairs."""
+    if A.shape[0] * B.shape[0] > 1e8:
+        return cKDTree(B).query(A, k=1)[1].astype(np.int64)
+    out = np.empty(A.shape[0], dtype=np.int64)
+    bb = np.einsum("ij,ij->i", B, B)
+    for lo in range(0, A.shape[0], _GRADIENT_BLOCK):
+        out[lo:lo + _GRADIENT_BLOCK] = np.argmin(bb - 2.0 * (A[lo:lo + _GRADIENT_BLOCK] @ B.T), axis=1)
+    return out
 
 
 class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
