@@ -46,7 +46,7 @@ from dpkernels.datasets import make_five_gaussians, make_three_moons
 from dpkernels.experiments import park2022 as E
 from dpkernels.mechanisms import EquilibriumPointClassifier, PrivateSVDD
 from dpkernels.report import Checks, compare_table, output_dir, stable_text, write_table
-from dpkernels.verdicts import audit_detects, audit_refutes
+from dpkernels.verdicts import audit_detects, audit_refutes, compare, published_se
 
 P = profiles.load("park2022", profile, sizes)
 OUT = output_dir("park2022")
@@ -238,6 +238,7 @@ checks.add("Section 7 (privacy budgets)", "the methods of Figure 7.1 and Table 7
 
 # %%
 disp = pd.DataFrame([E.ep_displacement(name, seed) for name in P["displacement_datasets"]])
+write_table(disp.assign(source="reproduced", value=disp.median_move, se=0.0), "section_5_2_displacement", "park2022")
 disp
 
 # %% [markdown]
@@ -295,6 +296,7 @@ print(checks.at_most("Eq. (5.5) (corrected)", "the same pair with Laplace(2/eps)
 # %%
 # NBVAL_CHECK_OUTPUT
 cal = E.semi_calibration([0.01, 0.1, 1.0, 5.0, 10.0, 100.0], 1.0 / 24360)
+write_table(cal.assign(source="reproduced", value=cal.exact_delta, se=0.0), "properties_1_gaussian", "park2022")
 print(stable_text(cal.pivot_table(index="epsilon", columns="calibration", values="exact_delta").reset_index()))
 
 # %%
@@ -402,42 +404,44 @@ c74.round(4)
 # %% [markdown]
 # ### Wine: accuracy that is not monotone in eps
 #
-# On wine the thesis's method is more accurate with noise than without.  Wine's Table 7.1 setting (gamma = 0.1 in
-# 13 dimensions, lr = 0.1 for 100 iterations, cubes of side r_max = 1) makes the non-private support function so
-# smooth that the dynamics gather the training points in very few cells, which cannot separate three classes; the
-# noise adds local minima, hence more cells (a finer partition) and better votes.  The number of cells per eps:
+# On wine the thesis's method is more accurate with moderate noise than without.  Wine's Table 7.1 setting
+# (lr = 0.1 for 100 iterations, cubes of side r_max = 1) moves the training points far (median displacement in the
+# table of Section 5.2) into very few cells, which cannot separate three classes; moderate noise adds local minima,
+# hence more cells (a finer partition); very small eps swamps the votes, very large eps (little noise) leaves few
+# cells again.  Accuracy and mean number of cells per eps, and the non-private method with the grouping removed or
+# the author's smaller learning rate (the same splits):
 
 # %%
 wine = res[(res.dataset == "wine") & (res.method == "Proposed")]
-wine_cells = wine.groupby("epsilon", sort=False)[["accuracy", "n_cells"]].mean()
-wine_cells
+wine_cells = E.summarise(wine, ["epsilon"]).merge(wine.groupby("epsilon", sort=False).n_cells.mean().reset_index(), on="epsilon")
+wine_set = E.setting_effect("wine", [{}, {"r_max": None}, {"lr": 0.001}], range(P["runs"]), n_jobs=P["n_jobs"])
+wine_set = E.summarise(wine_set, ["setting"]).merge(wine_set.groupby("setting", sort=False).n_cells.mean().reset_index(), on="setting")
+wine_cells, wine_set
 
 # %%
-nc = wine_cells.n_cells
-print(checks.add("Figure 7.1 (wine, investigation)", "the non-private fit of the thesis's method on wine has fewer cells than every private fit",
-                 kind="measured", bound=f"< {nc.drop('non-private').min():.1f}", measured=float(nc["non-private"]), id="wine-cells",
-                 status="holds" if nc["non-private"] < nc.drop("non-private").min() else "violated",
-                 detail="; ".join(f"eps {e}: {r.n_cells:.1f} cells, accuracy {r.accuracy:.3f}" for e, r in wine_cells.iterrows())
-                 + " (ERRATA P15)"))
+peak = wine_cells[wine_cells.epsilon != "non-private"].sort_values("value").iloc[-1]
+nop = wine_cells[wine_cells.epsilon == "non-private"].iloc[0]
+fine = wine_set.set_index("setting").loc["r_max = None"]
+print(checks.add("Figure 7.1 (wine, investigation)", "without the coarse grouping the non-private method is at least as accurate as the "
+                 "best private eps: the non-monotone curve comes from the number of cells", kind="measured",
+                 bound=f">= {peak.value:.3f} (eps = {peak.epsilon}, {peak.n_cells:.0f} cells)", id="wine-cells",
+                 measured=f"{fine.value:.3f} (se {fine.se:.3f}, {fine.n_cells:.0f} cells)",
+                 status="violated" if E.higher_verdict(fine.value - peak.value, float(np.hypot(fine.se, peak.se))) == "refuted" else "holds",
+                 detail=f"Table 7.1's setting without noise: {nop.value:.3f} in {nop.n_cells:.1f} cells; with eps = {peak.epsilon}: "
+                 f"{peak.value:.3f} in {peak.n_cells:.1f} cells (ERRATA P15)"))
 
 # %% [markdown]
 # ## Table 7.2: training and inference time
 #
 # Training plus inference time per method and data set (mean over the runs; per-component eps = 1; non-private
 # solves included; two workers share two cores), next to the thesis's, which come from another machine and
-# implementation (ERRATA P13).  The issue's target: every method trains on shuttle in under 10 s.
+# implementation (ERRATA P13).  Timings here come from a busy sweep; speed is measured on its own in
+# `benchmarks/bench_park2022.py` (`benchmarks/results/park2022.json`).
 
 # %%
 t72 = E.table_7_2(res)
 write_table(t72, "table_7_2", "park2022")
 t72.pivot_table(index="method", columns=["dataset", "source"], values="value").round(2)
-
-# %%
-tim = res[(res.epsilon == 1.0) & (res.accounting == "per-component") & (res.dataset == "shuttle")]
-shuttle_train = tim.groupby("method").train_s.mean()
-print(checks.at_most("Table 7.2 (speed target)", "slowest method's mean training time on shuttle (s)", kind="target", bound=10.0,
-                     measured=float(shuttle_train.max()), id="speed-shuttle",
-                     detail="; ".join(f"{k}: {v:.2f} s" for k, v in shuttle_train.items()) + f"; {int(tim.n_train.iloc[0])} training rows"))
 
 # %% [markdown]
 # ## Table 7.3: shuttle sub-sampled to 10% and 30%
@@ -490,28 +494,35 @@ order_small
 
 # %%
 settings = pd.concat([
-    E.setting_effect("shuttle", [{}, {"r_max": 0.1}, {"r_max": 0.25}, {"r_max": 1.0}, {"r_max": None}], range(P["t73_runs"]),
-                     data=E.park_dataset("shuttle", seed, shuttle_rows=int(E.SHUTTLE_ROWS * P["t73_fractions"][0])), n_jobs=P["n_jobs"]),
+    *[E.setting_effect("shuttle", [{}, {"r_max": 0.1}, {"r_max": 0.25}, {"r_max": 1.0}, {"r_max": None}], range(P["t73_runs"]),
+                       data=E.park_dataset("shuttle", seed, shuttle_rows=int(E.SHUTTLE_ROWS * frac)), n_jobs=P["n_jobs"]).assign(sampling=frac)
+      for frac in P["t73_fractions"]],
     E.setting_effect("vowel", [{}, {"lr": 0.01}, {"lr": 0.001}, {"lr": 0.001, "r_max": None}], range(P["runs"]), n_jobs=P["n_jobs"]),
 ], ignore_index=True)
-set_summary = E.summarise(settings, ["dataset", "setting"])
-set_summary = set_summary.merge(settings.groupby(["dataset", "setting"], sort=False).n_cells.mean().reset_index(), on=["dataset", "setting"])
+settings["sampling"] = settings.sampling.fillna(1.0)
+set_summary = E.summarise(settings, ["dataset", "sampling", "setting"])
+set_summary = set_summary.merge(settings.groupby(["dataset", "sampling", "setting"], sort=False).n_cells.mean().reset_index(),
+                                on=["dataset", "sampling", "setting"])
 write_table(set_summary.assign(source="reproduced"), "table_7_1_settings", "park2022")
 set_summary
 
 # %%
-acc = set_summary.set_index(["dataset", "setting"])
-r01, r05 = acc.loc[("shuttle", "r_max = 0.1")], acc.loc[("shuttle", "Table 7.1")]
-print(checks.add("Table 7.1 / 7.3 (r_max)", "Table 7.1's r_max = 0.5 gives Table 7.3's non-private 0.987 (shuttle 10%)", kind="measured",
-                 bound="0.987 within 3 standard errors", measured=f"{r05.value:.3f} (se {r05.se:.3f})", id="rmax",
-                 status="holds" if abs(r05.value - 0.987) <= 3 * max(r05.se, 1e-12) else "violated",
-                 detail=f"r_max = 0.1 (the author's code): {r01.value:.3f} (se {r01.se:.3f}); ERRATA P8"))
+acc = set_summary.set_index(["dataset", "sampling", "setting"])
+zs = {}
+for frac in P["t73_fractions"]:
+    r05, pub = acc.loc[("shuttle", frac, "Table 7.1")], E.PUBLISHED_TABLE_7_3[(frac, "Proposed")][-1]
+    zs[frac] = compare(pub, r05.value, r05.se, published_se(r05.sd, E.THESIS_RUNS)).z
+print(checks.add("Table 7.1 / 7.3 (r_max)", "Table 7.1's r_max = 0.5 gives Table 7.3's non-private accuracy of the proposed method (|z| <= 3)",
+                 kind="measured", bound="|z| <= 3 at every sampling", id="rmax", status="violated" if max(map(abs, zs.values())) > 3 else "holds",
+                 measured="; ".join(f"{f:g}: {acc.loc[('shuttle', f, 'Table 7.1')].value:.3f} (z = {z:.1f})" for f, z in zs.items()),
+                 detail="; ".join(f"{f:g}: published {E.PUBLISHED_TABLE_7_3[(f, 'Proposed')][-1]}, r_max = 0.1 (the author's code) "
+                                  f"{acc.loc[('shuttle', f, 'r_max = 0.1')].value:.3f}" for f in zs) + "; ERRATA P8"))
 bar = fig71[(fig71.dataset == "vowel") & (fig71.method == "SVM OUTPUT") & (fig71.epsilon == "non-private")].iloc[0]
-v = acc.loc[("vowel", "Table 7.1")]
+v = acc.loc[("vowel", 1.0, "Table 7.1")]
 print(checks.add("Table 7.1 (vowel lr)", "Table 7.1's lr = 0.1 makes vowel 'an easy dataset' (Section 7.4): non-private accuracy above "
                  "SVM OUTPUT's", kind="measured", bound=f"> {bar.value:.3f}", measured=f"{v.value:.3f} (se {v.se:.3f}) in {v.n_cells:.0f} cell(s)",
                  id="vowel-lr", status="violated" if E.higher_verdict(v.value - bar.value, float(np.hypot(v.se, bar.se))) == "refuted" else "holds",
-                 detail=f"lr = 0.001 (the author's code): {acc.loc[('vowel', 'lr = 0.001')].value:.3f}; SVM OUTPUT non-private "
+                 detail=f"lr = 0.001 (the author's code): {acc.loc[('vowel', 1.0, 'lr = 0.001')].value:.3f}; SVM OUTPUT non-private "
                  f"{bar.value:.3f} (se {bar.se:.3f}); ERRATA P9"))
 
 # %% [markdown]
@@ -579,8 +590,23 @@ for name, g in c72.groupby("dataset"):
     print(checks.add("Section 7.6 (Figure 7.2)", f"1-NN and 3-NN EP releases are similar to the support-function release on {name} "
                      f"(|difference| <= {E.CLOSE_TOL:g}, mean over eps)", kind="measured", bound=E.CLOSE_TOL, id=f"fig-7-2-{name}",
                      measured="; ".join(f"{r.k}-NN {r['diff']:+.3f} (se {r.se:.3f}): {r.verdict}" for _, r in g.iterrows()),
-                     status="violated" if (g.verdict == "refuted").any() else "holds"))
+                     status="violated" if (g.verdict == "refuted").any() else "holds",
+                     detail="Table 7.1's settings; ERRATA P16" if name == "vowel" else "Table 7.1's settings"))
 c72.round(4)
+
+# %% [markdown]
+# On vowel, Table 7.1's learning rate (0.1) collapses the dynamics (ERRATA P9) and the two releases part; with the
+# author's code's lr = 0.001 the claim is tested again (same eps, same runs):
+
+# %%
+v_lr = E.ep_release_effect("vowel", {"lr": 0.001}, [None] + EPS, range(P["runs"]), seed=seed, n_jobs=P["n_jobs"])
+c72b = E.figure_7_2_claims(v_lr)
+print(checks.add("Section 7.6 (Figure 7.2, vowel, lr = 0.001)", f"1-NN and 3-NN EP releases are similar to the support-function "
+                 f"release on vowel with the author's lr (|difference| <= {E.CLOSE_TOL:g}, mean over eps)", kind="measured",
+                 bound=E.CLOSE_TOL, id="fig-7-2-vowel-lr",
+                 measured="; ".join(f"{r.k}-NN {r['diff']:+.3f} (se {r.se:.3f}): {r.verdict}" for _, r in c72b.iterrows()),
+                 status="violated" if (c72b.verdict == "refuted").any() else "holds", detail="ERRATA P16"))
+E.summarise(v_lr, ["epsilon", "k"]).pivot_table(index="epsilon", columns="k", values="value").round(3)
 
 # %% [markdown]
 # ## Summary
