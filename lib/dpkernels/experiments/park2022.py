@@ -604,25 +604,12 @@ def vote_privacy_experiment(epsilon: float, name: str = "iris", run: int = 0, se
 # ----------------------------------------------------------------------------------------------
 # Section 5.2: an audit of Phase II (the released equilibrium points)
 # ----------------------------------------------------------------------------------------------
-def phase2_audit(epsilon: float, n_releases: int, variant: str = "paper", name: str = "three_moons", radius: float = 0.1,
-                 n_starts: int = 500, seed: int = 0) -> dict[str, object]:
-    """Audit of the released equilibrium points on a neighbouring pair: D' replaces one training row by x', the
-    point of the domain farthest from the training data; the event "an EP within ``radius`` of x'" is counted over
-    ``n_releases`` releases from each data set (a fresh noisy centre at ``epsilon`` per release, from each data
-    set's own SVDD solution; Table 7.1's lr and iterations).  Returns the Clopper-Pearson lower bound on epsilon.
-    ``variant="paper"`` starts the dynamics from the training points (the thesis); ``"corrected"`` from
-    ``n_starts`` uniform points (drawn afresh per release, independent of the data)."""
+def _phase2_hits(X: Array, x_new: Array, epsilon: float, n_releases: int, variant: str, name: str, radius: float, n_starts: int,
+                 seed: int, stream: int) -> Array:
+    """For each of ``n_releases`` releases of Phase II on data set X: whether an EP lies within ``radius`` of x_new."""
     s = SETTINGS[name]
-    rng = np.random.default_rng(seed)
-    Xtr, _, ytr, _ = split_scale(park_dataset(name), 0)
-    g = np.linspace(0.0, 1.0, 41)
-    grid = np.array(np.meshgrid(*[g] * Xtr.shape[1])).reshape(Xtr.shape[1], -1).T if Xtr.shape[1] <= 3 else rng.uniform(size=(4000, Xtr.shape[1]))
-    dist = np.min(np.linalg.norm(grid[:, None, :] - Xtr[None, :, :], axis=2), axis=1)
-    x_new = grid[int(np.argmax(dist))]
-    X2 = Xtr.copy()
-    X2[0] = x_new
-    stats = []
-    for X in (Xtr, X2):
+    rng = np.random.default_rng([seed, stream])
+    with threadpool_limits(1):
         model = PrivateSVDD(epsilon=epsilon, box=s.proposed[0], gamma=s.proposed[1], keep_nonprivate=True, random_state=seed).fit(X)
         centres = model.sample_centers(n_releases, rng)
         hits = np.zeros(n_releases)
@@ -630,10 +617,32 @@ def phase2_audit(epsilon: float, n_releases: int, variant: str = "paper", name: 
             starts = X if variant == "paper" else rng.uniform(0.0, 1.0, size=(n_starts, X.shape[1]))
             pts = find_equilibrium_points(model, starts, s.lr, s.n_iter, center=centres[r]).points
             hits[r] = float(np.min(np.linalg.norm(pts - x_new, axis=1)) <= radius)
-        stats.append(hits)
-    res = epsilon_lower_bound(stats[1], stats[0], random_state=rng)  # large values favour D'
-    return {"variant": variant, "epsilon": epsilon, "epsilon_lb": res.epsilon_lb, "p_event_D": float(stats[0].mean()),
-            "p_event_Dprime": float(stats[1].mean()), "n_releases": n_releases, "x_replacement": x_new.tolist(),
+    return hits
+
+
+def phase2_audit(epsilon: float, n_releases: int, variant: str = "paper", name: str = "three_moons", radius: float = 0.1,
+                 n_starts: int = 500, seed: int = 0, n_jobs: int = 1) -> dict[str, object]:
+    """Audit of the released equilibrium points on a neighbouring pair: D' replaces one training row by x', the
+    point of the domain farthest from the training data; the event "an EP within ``radius`` of x'" is counted over
+    ``n_releases`` releases from each data set (a fresh noisy centre at ``epsilon`` per release, from each data
+    set's own SVDD solution; Table 7.1's lr and iterations).  Returns the Clopper-Pearson lower bound on epsilon.
+    ``variant="paper"`` starts the dynamics from the training points (the thesis); ``"corrected"`` from
+    ``n_starts`` uniform points (drawn afresh per release, independent of the data)."""
+    Xtr, _, _, _ = split_scale(park_dataset(name), 0)
+    g = np.linspace(0.0, 1.0, 41)
+    if Xtr.shape[1] <= 3:
+        grid = np.array(np.meshgrid(*[g] * Xtr.shape[1])).reshape(Xtr.shape[1], -1).T
+    else:
+        grid = np.random.default_rng(seed).uniform(size=(4000, Xtr.shape[1]))
+    dist = np.min(np.linalg.norm(grid[:, None, :] - Xtr[None, :, :], axis=2), axis=1)
+    x_new = grid[int(np.argmax(dist))]
+    X2 = Xtr.copy()
+    X2[0] = x_new
+    hits_d, hits_dp = Parallel(n_jobs=n_jobs)(
+        delayed(_phase2_hits)(X, x_new, epsilon, n_releases, variant, name, radius, n_starts, seed, k) for k, X in enumerate((Xtr, X2)))
+    res = epsilon_lower_bound(hits_dp, hits_d, random_state=seed)  # large values favour D'
+    return {"variant": variant, "epsilon": epsilon, "epsilon_lb": res.epsilon_lb, "p_event_D": float(hits_d.mean()),
+            "p_event_Dprime": float(hits_dp.mean()), "n_releases": n_releases, "x_replacement": x_new.tolist(),
             "min_distance_to_data": float(dist.max()), "dataset": name}
 
 
