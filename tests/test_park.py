@@ -12,7 +12,6 @@ from sklearn.base import clone
 
 from dpkernels import PrivacyLeakWarning, UnsafeNoiseWarning
 from dpkernels.accounting import gaussian_delta
-from dpkernels.audit import epsilon_lower_bound, reachability_statistic
 from dpkernels.experiments import park2022 as E
 from dpkernels.mechanisms import EquilibriumPointClassifier, PrivateSVDD
 from dpkernels.mechanisms.baselines import fit_one_vs_all, guarantees, semi_operator, semi_sigma

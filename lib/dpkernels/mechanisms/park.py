@@ -65,7 +65,10 @@ __all__ = [
     "EquilibriumPoints",
     "run_dynamics",
     "find_equilibrium_points",
+    "cells_of",
+    "nearest",
     "EquilibriumPointClassifier",
+    "EPCNonprivate",
     "corollary_4_2_sensitivity",
     "VARIANTS",
 ]
