@@ -195,7 +195,7 @@ t44 = E.theorem_4_4_experiment([(0.5, 0.1), (1.0, 0.05), (2.0, 0.01)], draws=P["
 for _, r in t44.iterrows():
     print(checks.add("Theorem 4.4", f"P(sup_x |f-hat - f| > nu), nu = {r.nu}, tau = {r.tau}, lambda = nu/(8 kappa (F + ln 1/tau))",
                      kind="measured", bound=r.tau, measured=r.p_hat, status="violated" if r.cp_low > r.tau else "holds",
-                     detail=f"{r.failures}/{r.draws} failures, Clopper-Pearson [{r.cp_low:.3g}, {r.cp_high:.3g}]; median sup / nu "
+                     detail=f"{int(r.failures)}/{int(r.draws)} failures, Clopper-Pearson [{r.cp_low:.3g}, {r.cp_high:.3g}]; median sup / nu "
                      f"{r.median_sup_over_nu:.3g} (the bound is loose)", id=f"thm-4-4-{r.nu:g}"))
 t44
 
