@@ -9,6 +9,7 @@ from dpkernels.mechanisms.bassily import (
 )
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
 from dpkernels.mechanisms.hall import GaussianProcessRelease, PrivateKDE, PrivateKernelMachine, gaussian_mechanism
+from dpkernels.mechanisms.park import EquilibriumPointClassifier, PrivateSVDD
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
 __all__ = [
@@ -27,4 +28,6 @@ __all__ = [
     "PrivateKernelMarginClassifier",
     "ExponentialMarginClassifier",
     "PrivateMarginSelection",
+    "PrivateSVDD",
+    "EquilibriumPointClassifier",
 ]
