@@ -27,7 +27,7 @@ def kdd_available() -> bool:
     [
         ("iris", (150, 4), [50, 50, 50]),
         ("wine", (178, 13), [59, 71, 48]),
-        ("vowel", (528, 9), [48] * 11),
+        ("vowel", (528, 10), [48] * 11),
         ("satimage", (4435, 36), [479, 415, 961, 1072, 470, 1038]),
         ("segment", (2310, 19), [330] * 7),
         ("shuttle", (58000, 9), [45586, 8903, 3511]),
@@ -93,11 +93,27 @@ def test_kddcup99_unavailable_names_where_it_looked(offline_empty_data):
 
 
 def test_corrupt_file_is_refused(offline_empty_data):
-    target = offline_empty_data / "mlbench" / "vowel.csv.gz"
+    target = offline_empty_data / "elemstatlearn" / "vowel.train"
     target.parent.mkdir(parents=True)
     target.write_bytes(b"not the vowel data")
     with pytest.raises(ds.ChecksumMismatch, match="does not match"):
         ds.load_vowel()
+
+
+def test_vowel_has_all_ten_features_and_matches_mlbench_on_the_nine_it_keeps():
+    """ESL's vowel.train (provenance: data/SOURCES.md) adds x.2, which mlbench's copy lacks; the other 9 features and
+    the classes equal mlbench's first 528 rows (speakers 0-7) exactly."""
+    import pandas as pd
+
+    v = ds.load_vowel()
+    assert v.X.shape == (528, 10) and v.feature_names == [f"x.{i}" for i in range(1, 11)]
+    mb = pd.read_csv(ds._open_text(ds.locate("vowel")))
+    mb = mb[mb["V1"] <= 7].reset_index(drop=True)
+    np.testing.assert_array_equal(v.X[:, [0] + list(range(2, 10))], mb[[f"V{i}" for i in range(2, 11)]].to_numpy())
+    assert [v.target_names[k] for k in v.y] == mb["Class"].tolist()
+    assert not any(np.allclose(v.X[:, 1], mb[f"V{i}"]) for i in range(2, 11))  # x.2 is the feature mlbench drops
+    with pytest.raises(ValueError, match="x.2"):
+        ds.load_vowel(subset="all")
 
 
 @pytest.mark.skipif(not kdd_available(), reason="KDDCup99 file not available (set DPKERNELS_DATA)")

@@ -1,12 +1,21 @@
-"""Private SVDD, equilibrium points and the one-against-all baselines (Park 2022)."""
+"""Private SVDD, equilibrium points, the one-against-all baselines and the verdict criteria (Park 2022)."""
 
 from __future__ import annotations
 
+import math
+import pickle
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.base import clone
 
-from dpkernels.mechanisms.baselines import fit_one_vs_all, guarantees
-from dpkernels.mechanisms.park import EquilibriumPointClassifier, PrivateSVDD, corollary_4_2_sensitivity
+from dpkernels import PrivacyLeakWarning, UnsafeNoiseWarning
+from dpkernels.accounting import gaussian_delta
+from dpkernels.experiments import park2022 as E
+from dpkernels.mechanisms import EquilibriumPointClassifier, PrivateSVDD
+from dpkernels.mechanisms.baselines import fit_one_vs_all, guarantees, semi_operator, semi_sigma
+from dpkernels.mechanisms.park import corollary_4_2_sensitivity
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import project_capped_simplex, solve_svdd, solve_svdd_cvxpy
 
@@ -18,6 +27,18 @@ def blobs(n=120, seed=0):
     return np.clip(centres[y] + 0.07 * rng.normal(size=(n, 2)), 0, 1), y
 
 
+_X, _Y = blobs(90, seed=5)
+
+RELEASE_CASES = [
+    ("PrivateSVDD", lambda **kw: PrivateSVDD(**{"epsilon": 1.0, "gamma": 5.0, "n_components": 30, **kw}), _X, None),
+    ("EquilibriumPointClassifier", lambda **kw: EquilibriumPointClassifier(
+        **{"classes": [0, 1, 2], "gamma": 5.0, "n_components": 30, "n_starts": 200, **kw}), _X, _Y),
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# the SVDD solver
+# ----------------------------------------------------------------------------------------------
 def test_capped_simplex_projection_kkt():
     rng = np.random.default_rng(1)
     for n, u in ((40, 0.05), (3000, 0.001)):
@@ -36,51 +57,226 @@ def test_svdd_solver_matches_cvxpy(box):
     sol = solve_svdd(Phi, box)
     ref = Phi.T @ solve_svdd_cvxpy(box, Phi=Phi)
     assert sol.distance_bound < 1e-6
-    assert np.linalg.norm(sol.coef - ref) < 1e-6 + sol.distance_bound
+    assert np.linalg.norm(sol.coef - ref) < 1e-5 + sol.distance_bound
     assert np.linalg.norm(sol.coef) <= 1.0
 
 
-def test_infeasible_box_refused():
-    Phi = RandomFourierFeatures(n_components=5, random_state=0).fit_transform(np.zeros((10, 2)))
+def test_svdd_gap_is_the_frank_wolfe_gap():
+    """The non-negative form of the certificate equals grad'(beta - s) for the minimising vertex s."""
+    from dpkernels.solvers.svdd import svdd_duality_gap
+
+    rng = np.random.default_rng(3)
+    Phi = RandomFourierFeatures(n_components=20, sigma=0.4, random_state=0).fit_transform(rng.uniform(size=(100, 2)))
+    b = project_capped_simplex(rng.uniform(size=100), 0.05)
+    g = 2.0 * Phi @ (Phi.T @ b)
+    s = np.zeros(100)
+    s[np.argsort(g)[:20]] = 0.05
+    assert svdd_duality_gap(Phi @ (Phi.T @ b), b, 0.05) == pytest.approx(g @ (b - s), rel=1e-12)
+
+
+def test_infeasible_box_refused_and_box_one_over_n_is_the_uniform_point():
+    Phi = RandomFourierFeatures(n_components=5, random_state=0).fit_transform(np.random.default_rng(0).uniform(size=(20, 2)))
     with pytest.raises(ValueError, match="infeasible"):
-        solve_svdd(Phi, 0.05)
+        solve_svdd(Phi[:10], 0.05)
+    sol = solve_svdd(Phi, 0.05)  # n * box = 1: the only feasible point (libsvm crashed here)
+    assert sol.converged and np.allclose(sol.alpha, 1 / 20)
+    with pytest.raises(ValueError, match="needs at least 20 rows"):
+        PrivateSVDD(epsilon=1.0).fit(np.zeros((19, 2)))
+    assert PrivateSVDD(epsilon=1.0, random_state=0).fit(np.random.default_rng(1).uniform(size=(20, 2))).center_.shape == (400,)
 
 
-def test_private_svdd_noise_scale_and_clipping():
+@pytest.mark.parametrize("n, d", [(150, 8), (600, 6)])
+def test_svdd_default_gamma_on_spread_out_data_is_certified(n, d):
+    """Near-orthogonal features (default gamma on unscaled data of 5+ dims): the solve is certified (this took
+    50-100 s with a first-order fallback; the working set / Clarabel path takes about a second)."""
+    rng = np.random.default_rng(0)
+    X = 3.0 * rng.normal(size=(n, d))
+    m = PrivateSVDD(epsilon=1.0, keep_nonprivate=True, random_state=0).fit(X)
+    assert m.nonprivate_.distance_bound <= 1e-3 * 2 * 0.05
+    Phi = RandomFourierFeatures("rbf", math.sqrt(0.5), 200, random_state=0).fit(X).transform(X)
+    assert np.linalg.norm(m.nonprivate_.coef - Phi.T @ solve_svdd_cvxpy(0.05, Phi=Phi)) < 1e-4
+
+
+# ----------------------------------------------------------------------------------------------
+# PrivateSVDD
+# ----------------------------------------------------------------------------------------------
+def test_private_svdd_noise_scale_clipping_and_guarantee():
     X, _ = blobs()
     m = PrivateSVDD(epsilon=0.5, box=0.05, gamma=5.0, n_components=100, random_state=0).fit(X)
     l2, l1 = corollary_4_2_sensitivity(0.05, 200)
-    assert m.noise_scale(0.5) == pytest.approx(l1 / 0.5)
+    assert m.noise_scale(0.5) == pytest.approx(l1 / 0.5) and m.noise_scale_ == pytest.approx(l1 / 0.5)
     assert np.linalg.norm(m.center_) <= 1.0 + 1e-12
-    assert m.guarantee_.epsilon == 0.5
+    g = m.guarantee_
+    assert g.epsilon == 0.5 and g.private and set(g.attributes) == {"center_", "frequencies_", "noise_scale_"}
+    assert "lattice" in g.noise or "grid" in g.noise
+    assert not hasattr(m, "nonprivate_")
+    with pytest.raises(AttributeError, match="keep_nonprivate"):
+        m.sample_centers(3)
+    baseline = PrivateSVDD(epsilon=None, box=0.05, gamma=5.0, n_components=100, random_state=0).fit(X)
+    assert not baseline.guarantee_.private and "NOT PRIVATE" in str(baseline.guarantee_)
+
+
+def test_private_svdd_continuous_noise_warns():
+    X, _ = blobs()
+    with pytest.warns(UnsafeNoiseWarning):
+        PrivateSVDD(epsilon=1.0, gamma=5.0, n_components=20, noise="continuous", random_state=0).fit(X)
+    with pytest.raises(ValueError, match="noise"):
+        PrivateSVDD(epsilon=1.0, noise="gaussian").fit(X)
+
+
+def test_private_svdd_score_and_grid_search():
+    from sklearn.model_selection import GridSearchCV
+
+    X, _ = blobs(200)
+    m = PrivateSVDD(epsilon=None, gamma=5.0, n_components=50, random_state=0).fit(X)
+    assert m.score(X) == pytest.approx(-np.mean(m.support_function(X)))
+    far = np.full((5, 2), 5.0)  # far from the data: f-hat near 1 + ||a||^2, the largest value
+    assert m.score(far) < m.score(X)
+    gs = GridSearchCV(PrivateSVDD(epsilon=5.0, gamma=5.0, n_components=30, random_state=0), {"box": [0.05, 0.2]}, cv=3).fit(X)
+    assert gs.best_params_["box"] in (0.05, 0.2)
+
+
+def test_resample_is_a_release_at_the_new_epsilon():
+    X, _ = blobs()
+    base = PrivateSVDD(epsilon=None, gamma=5.0, n_components=40, clip=False, keep_nonprivate=True, random_state=0).fit(X)
+    rel = base.resample(2.0, random_state=1)
+    assert rel.guarantee_.epsilon == 2.0 and not hasattr(rel, "nonprivate_") and rel.get_params()["random_state"] is None
+    np.testing.assert_array_equal(rel.frequencies_, base.frequencies_)
+    draws = base.sample_centers(4000, random_state=2, epsilon=2.0)
+    # every row has the law of a fresh release: Laplace(lambda) around a*, rounded to the lattice (clip=False)
+    noise = draws - base.nonprivate_.coef
+    assert abs(np.mean(np.abs(noise)) / base.noise_scale(2.0) - 1.0) < 0.02
 
 
 def test_gradient_matches_finite_differences():
     X, _ = blobs()
     m = PrivateSVDD(epsilon=None, box=0.05, gamma=5.0, n_components=50, random_state=0).fit(X)
     x = np.array([[0.4, 0.6]])
-    e = 1e-6
+    e = 1e-5
     num = [(m.support_function(x + e * d) - m.support_function(x - e * d))[0] / (2 * e) for d in np.eye(2)]
-    assert np.allclose(num, m.gradient(x)[0], atol=1e-6)
+    assert np.allclose(num, m.gradient(x)[0], atol=1e-4)
 
 
+def test_float_attack_refutes_continuous_noise_and_not_the_lattice():
+    """Mironov's attack on the SVDD centre: the continuous sampler's outputs are reachable only from their own
+    centre (lower bound far above eps = 1); the lattice release is reachable from neither (bound 0 <= eps)."""
+    pair = E.audit_pair(n=30, n_adv=4, maxiter=10, random_state=0)
+    cont = E.float_attack(pair, 1.0, 2000, "continuous", random_state=1)
+    latt = E.float_attack(pair, 1.0, 2000, "lattice", random_state=1)
+    assert cont["epsilon_lb"] > 3.0
+    assert latt["epsilon_lb"] <= 1.0
+
+
+def test_svdd_audit_negative_control_has_power():
+    """The audit's lower bound stays below the pair's exact loss at the claimed noise and catches half the noise."""
+    pair = E.audit_pair(n_adv=8, maxiter=30, random_state=2022)
+    ok = E.svdd_audit(pair, 1.0, 100_000, random_state=3)
+    half = E.svdd_audit(pair, 1.0, 100_000, noise_factor=0.5, random_state=3)
+    assert ok["epsilon_lb"] <= ok["pair_epsilon"] <= 1.0
+    assert half["pair_epsilon"] == pytest.approx(2 * ok["pair_epsilon"])
+    assert ok["pair_epsilon"] > 0.5 and half["epsilon_lb"] > 1.0  # half the noise is caught above the claimed eps
+
+
+# ----------------------------------------------------------------------------------------------
+# EquilibriumPointClassifier
+# ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["paper", "corrected"])
 def test_classifier_non_private_is_accurate(variant):
     X, y = blobs(300)
-    clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, box=0.05, gamma=5.0, lr=0.01, n_iter=50,
-                                     variant=variant, n_starts=500, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, classes=[0, 1, 2], gamma=5.0, lr=0.01,
+                                         n_iter=50, variant=variant, n_starts=500, random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == y) > 0.9
-    assert clf.privacy()["epsilon_replace_one"] == (np.inf if variant == "paper" else 0.0)
+    assert not clf.guarantee_.private and clf.guarantee_.epsilon == math.inf
 
 
-def test_corrected_variant_labels_every_basin_and_states_total_epsilon():
+def test_default_is_the_private_corrected_variant_and_the_paper_variant_warns():
     X, y = blobs(300)
-    clf = EquilibriumPointClassifier(epsilon_svdd=0.5, epsilon_vote=0.5, box=0.05, gamma=5.0, variant="corrected",
-                                     n_starts=300, random_state=0).fit(X, y)
-    assert len(clf.labelled_points_) == len(clf.equilibrium_points_)
-    assert clf.privacy()["epsilon_replace_one"] == pytest.approx(1.0)
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=300, random_state=0).fit(X, y)
+    assert clf.variant == "corrected" and clf.guarantee_.private and clf.guarantee_.epsilon == pytest.approx(1.0)
+    assert len(clf.labelled_points_) == len(clf.equilibrium_points_)  # every basin is labelled
+    with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
+        paper = EquilibriumPointClassifier(variant="paper", classes=[0, 1, 2], gamma=5.0, random_state=0).fit(X, y)
+    assert not paper.guarantee_.private and "NOT PRIVATE" in str(paper.guarantee_)
 
 
+def test_noiseless_votes_are_not_reported_as_private():
+    X, y = blobs(200)
+    clf = EquilibriumPointClassifier(epsilon_vote=None, classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=0).fit(X, y)
+    assert not clf.guarantee_.private and clf.guarantee_.epsilon == math.inf
+    assert any("without noise" in n for n in clf.guarantee_.notes)
+
+
+def test_label_set_is_public_and_nan_labels_are_refused():
+    X, y = blobs(200)
+    y = np.where(y == 2, 1, y)  # class 2 absent from this data set
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=0).fit(X, y)
+    assert clf.classes_.tolist() == [0, 1, 2]  # the public set, whatever the data hold
+    with pytest.warns(PrivacyLeakWarning, match="classes not given"):
+        EquilibriumPointClassifier(gamma=5.0, n_starts=100, random_state=0).fit(X, y)
+    yn = y.astype(float)
+    yn[3] = np.nan
+    with pytest.raises(ValueError):
+        EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, random_state=0).fit(X, yn)
+    with pytest.raises(ValueError, match="not in classes"):
+        EquilibriumPointClassifier(classes=[0, 1], gamma=5.0, random_state=0).fit(X, blobs(200)[1])
+
+
+def test_class_set_attack_sees_nothing():
+    """A class present in D and absent from D' no longer shows in classes_ (it did with the inferred set)."""
+    X, y = blobs(100)
+    y2 = y.copy()
+    y2[y2 == 2] = 1
+    a = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=100, random_state=0).fit(X, y)
+    b = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=100, random_state=0).fit(X, y2)
+    assert a.classes_.tolist() == b.classes_.tolist()
+
+
+def test_epc_pickle_and_clone():
+    X, y = blobs(150)
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=4).fit(X, y)
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(back.predict(X[:20]), clf.predict(X[:20]))
+    assert back.get_params()["random_state"] is None and not hasattr(back.svdd_, "nonprivate_")
+    a, b = clone(clf).fit(X, y), clone(clf).fit(X, y)
+    assert not np.array_equal(a.svdd_.center_, b.svdd_.center_)
+
+
+CHECKS_CONTRADICTING_PRIVACY = {
+    # the public label set of {1}-only labels is {-1, +1} (the papers' convention) and every cell is labelled,
+    # empty ones by noise: predicting the absent public class is the private behaviour
+    "check_classifiers_one_label": "the label set is public, not learned: a data set with one label present still "
+                                   "has the public classes {-1, +1}, and cells are labelled by noisy counts",
+    # accuracy > 0.83 on ~100-300 rows at eps = 0.5 + 0.5: noise; the same check passes without noise (below)
+    "check_classifiers_train": "a private fit on 100-300 rows at eps = 1 is noisy by design; the non-private "
+                               "configuration passes this check",
+}
+
+
+def _failed_checks(est) -> set[str]:
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {r["check_name"] for r in check_estimator(est, on_fail=None) if r["status"] == "failed"}
+
+
+def test_check_estimator_private_svdd():
+    assert _failed_checks(PrivateSVDD(epsilon=1.0, box=1.0, random_state=0)) == set()
+
+
+def test_check_estimator_equilibrium_point_classifier():
+    private = _failed_checks(EquilibriumPointClassifier(box=1.0, n_starts=300, random_state=0))
+    assert private == set(CHECKS_CONTRADICTING_PRIVACY)
+    nonprivate = _failed_checks(EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, box=1.0, lr=0.01,
+                                                           domain=(-3, 3), n_starts=300, random_state=0))
+    assert "check_classifiers_train" not in nonprivate and nonprivate <= set(CHECKS_CONTRADICTING_PRIVACY)
+
+
+# ----------------------------------------------------------------------------------------------
+# the SVM baselines
+# ----------------------------------------------------------------------------------------------
 def test_one_vs_all_baselines():
     X, y = blobs(300)
     ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0)
@@ -88,20 +284,33 @@ def test_one_vs_all_baselines():
     assert np.mean(ova.classes[ova.scores(Phi).argmax(1)] == y) > 0.9
     for S in (ova.weight(Phi, 1.0, 1), ova.output(Phi, 1.0, 1), ova.semi(Phi, 1.0, 1 / 300, 1)):
         assert S.shape == (300, 3)
+    with pytest.warns(UnsafeNoiseWarning):
+        ova.weight(Phi, 1.0, 1, noise="continuous")
     g = guarantees(3, 50, 0.5, 1e-3)
     assert g["SVM WEIGHT"]["total_epsilon"] == 1.5 and g["SVM OUTPUT"]["total_epsilon"] == 75.0
 
 
-def test_setting_effect_grouping_and_validation():
-    """Coarser hypercubes (Eq. 5.6) can only merge cells; Table 7.1's setting is the {} row; unknown keys refused."""
-    from dpkernels.experiments.park2022 import setting_effect
+@pytest.mark.parametrize("eps", [0.5, 10.0, 100.0])
+def test_semi_calibration_is_exact_at_every_epsilon(eps):
+    """The analytic sigma meets (eps, delta) exactly; the thesis's classical sigma fails above eps = 1."""
+    delta = 1e-3
+    sigma = semi_sigma(eps, delta, 0.05, 2.0)
+    sens = 2.0 * 4 * 0.05
+    assert gaussian_delta(eps, sigma, sens) <= delta * (1 + 1e-6)
+    classical = semi_sigma(eps, delta, 0.05, 2.0, calibration="classical")
+    if eps >= 10:
+        assert gaussian_delta(eps, classical, sens) > 3 * delta
 
-    df = setting_effect("three_moons", [{}, {"r_max": 0.5}, {"r_max": None}], [0])
-    cells = df.set_index("setting").n_cells
-    assert cells["r_max = 0.5"] <= cells["r_max = None"]
-    assert df.set_index("setting").loc["Table 7.1", "lr"] == 0.001
-    with pytest.raises(ValueError, match="overrides"):
-        setting_effect("three_moons", [{"gamma": 1.0}], [0])
+
+def test_semi_release_is_post_processing_of_noisy_predictions():
+    """w-hat = Phi^+ (f(Z) + mu): with a rank-deficient Phi_Z the thesis's w* + Phi^+ mu would keep w*'s component
+    outside the row space of Phi_Z; ours has none."""
+    X, y = blobs(200)
+    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0)
+    Z = ova.features(X[:20])  # 20 test points < 100 features: rank-deficient
+    pinv, _ = semi_operator(Z)
+    S = ova.semi(Z, 1.0, 1e-3, 0, operator=(pinv, np.linalg.norm(Z, 2)))
+    assert np.allclose(S, Z @ (pinv @ S))  # scores are the projection of noisy predictions
 
 
 def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
@@ -119,3 +328,71 @@ def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
     X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
     with pytest.raises(RuntimeError, match="refusing to release"):
         fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# experiments and verdict criteria
+# ----------------------------------------------------------------------------------------------
+def test_setting_effect_grouping_and_validation():
+    """Coarser hypercubes (Eq. 5.6) can only merge cells; Table 7.1's setting is the {} row; unknown keys refused."""
+    df = E.setting_effect("three_moons", [{}, {"r_max": 0.5}, {"r_max": None}], [0])
+    cells = df.set_index("setting").n_cells
+    assert cells["r_max = 0.5"] <= cells["r_max = None"]
+    assert df.set_index("setting").loc["Table 7.1", "lr"] == 0.001
+    with pytest.raises(ValueError, match="overrides"):
+        E.setting_effect("three_moons", [{"gamma": 1.0}], [0])
+
+
+def test_sweep_does_not_depend_on_the_number_of_workers():
+    a = E.evaluate("iris", [None, 1.0], [0, 1], n_jobs=1)
+    b = E.evaluate("iris", [None, 1.0], [0, 1], n_jobs=2)
+    cols = ["dataset", "run", "epsilon", "method", "accounting", "accuracy"]
+    assert a[cols].equals(b[cols])
+
+
+def test_higher_verdict():
+    assert E.higher_verdict(0.10, 0.02) == "confirmed"
+    assert E.higher_verdict(0.01, 0.02) == "inconclusive"
+    assert E.higher_verdict(-0.10, 0.02) == "refuted"  # the failing case
+
+
+def test_within_verdict():
+    assert E.within_verdict(0.01, 0.005, 0.05) == "confirmed"
+    assert E.within_verdict(0.05, 0.01, 0.05) == "inconclusive"
+    assert E.within_verdict(0.20, 0.02, 0.05) == "refuted"  # the failing case
+
+
+def test_noisy_argmax_probabilities_match_monte_carlo_and_closed_form():
+    rng = np.random.default_rng(0)
+    c, b = np.array([3.0, 1.0, 0.0]), 1.0
+    lp = E.noisy_argmax_log_probs(c, b)
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+    mc = np.bincount(np.argmax(c + rng.laplace(0, b, size=(400_000, 3)), axis=1), minlength=3) / 400_000
+    assert np.allclose(np.exp(lp), mc, atol=4e-3)
+    # two classes tied, one vote moved: P(first wins) 1/2 -> P(D > 2) = e^{-2/b} (2 + 2/b) / 4 for D a Laplace difference
+    two = E.noisy_argmax_log_probs(np.array([0.0, 2.0]), b)
+    assert math.exp(two[0]) == pytest.approx(math.exp(-2.0 / b) * (2 + 2.0 / b) / 4, rel=1e-8)
+
+
+def test_vote_privacy_loss_refutes_laplace_one_over_eps_and_accepts_two_over_eps():
+    """Replace-one moves one vote between classes: Laplace(1/eps) loses 2 eps - ln(1 + eps) on a tie (> eps: the
+    failing case of the thesis's Eq. 5.5), Laplace(2/eps) stays <= eps."""
+    eps = 1.0
+    c, c2 = np.array([[5.0, 5.0]]), np.array([[4.0, 6.0]])
+    assert E.vote_privacy_loss(c, c2, 1.0 / eps) == pytest.approx(2 * eps - math.log(1 + eps), rel=1e-8)
+    assert E.vote_privacy_loss(c, c2, 1.0 / eps) > eps
+    assert E.vote_privacy_loss(c, c2, 2.0 / eps) <= eps
+    big, big2 = np.array([[40.0, 0.0, 10.0]]), np.array([[41.0, 0.0, 9.0]])
+    assert E.vote_privacy_loss(big, big2, 1.0) <= 2.0 + 1e-9
+
+
+def test_fourier_mass_and_semi_calibration_table():
+    assert E.fourier_mass(paper=False) == pytest.approx(1.0, rel=1e-6)
+    assert E.fourier_mass(paper=True) == pytest.approx(math.pi, rel=1e-6)
+    t = E.semi_calibration([0.5, 10.0], 1e-3).set_index(["epsilon", "calibration"]).exact_delta
+    assert t[(10.0, "classical")] > 1e-3 >= t[(10.0, "analytic")] * (1 - 1e-6)
+
+
+def test_phase2_audit_separates_the_paper_variant():
+    res = E.phase2_audit(1.0, 60, variant="paper", seed=0)
+    assert res["p_event_Dprime"] == 1.0 and res["p_event_D"] == 0.0 and res["epsilon_lb"] > 1.0

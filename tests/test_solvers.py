@@ -254,3 +254,43 @@ def test_blas_is_serial_for_small_work():
 
     with blas_threads(1e6):
         assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+
+@pytest.mark.parametrize("label", [1.0, -1.0])
+def test_hinge_single_class_is_solved_and_certified(label):
+    """The SVM minimiser exists when only one label occurs (a public label set allows such data sets); liblinear
+    refuses them, so the solver must not reach it with one class, and must still certify its solution."""
+    F, _ = problem(n=120)
+    y = np.full(120, label)
+    for C in (0.5, 50.0):
+        fast = solve_hinge_primal(F, y, C, distance_tol=1e-3 * 4 * C / 120)
+        ref = solve_hinge_dual_cvxpy(y, C, X=F)
+        assert fast.converged and fast.distance_bound <= 1e-3 * 4 * C / 120
+        assert np.linalg.norm(fast.coef - ref.coef) <= fast.distance_bound + ref.distance_bound + 1e-9
+
+
+@pytest.mark.parametrize("scale, C", [(1.0, 2.0), (0.1, 0.5), (0.0, 1.0)])
+def test_hinge_one_row_closed_form(scale, C):
+    x = scale * np.array([[0.3, -0.4, 1.2]])
+    sol = solve_hinge_primal(x, np.array([1.0]), C)
+    assert sol.converged and sol.gap <= 1e-15
+    if scale:
+        assert np.allclose(sol.coef, solve_hinge_dual_cvxpy(np.array([1.0]), C, X=x).coef, atol=1e-9)
+    else:
+        assert not np.any(sol.coef)
+
+
+def test_gram_dual_matches_cvxpy_and_certifies():
+    from dpkernels.kernels import RBFKernel
+    from dpkernels.solvers.hinge import solve_hinge_dual_gram
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(30, 2))
+    y = np.where(np.sin(6 * X[:, 0]) + X[:, 1] - 0.5 > 0, 1.0, -1.0)
+    K = RBFKernel(0.3)(X)
+    for C in (0.3, 5.0, 200.0):
+        fast = solve_hinge_dual_gram(y, C, K)
+        ref = solve_hinge_dual_cvxpy(y, C, K=K)
+        assert fast.converged and fast.gap < 1e-9
+        assert np.all((fast.alpha >= 0) & (fast.alpha <= C / 30))
+        # the functions agree (the duals need not be unique, f = K (alpha * y) is)
+        assert np.max(np.abs(K @ (fast.alpha * y) - K @ (ref.alpha * y))) < 1e-5

@@ -106,14 +106,21 @@ def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArr
     (the mechanisms' solvers and feature maps work on dense arrays)."""
     if sparse.issparse(X):
         X = X.toarray()
+    raw = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if raw.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must be real")
     try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+        arr = np.asarray(raw, dtype=np.float64)
+    except TypeError as exc:  # e.g. a dict inside an object array: scikit-learn's convention is a TypeError
+        raise TypeError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc
+    except ValueError as exc:
         raise ValueError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc
     if arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+        hint = " Reshape your data (e.g. X.reshape(-1, 1) for one feature, X.reshape(1, -1) for one sample)." if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}.{hint}")
     if arr.size == 0:
-        raise ValueError(f"{name} is empty")
+        raise ValueError(f"{name} is empty: found array with shape {arr.shape} ({arr.shape[-1]} feature(s) (shape={arr.shape}) "
+                         "while a minimum of 1 is required)")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values; the privacy analysis needs finite inputs")
     if np.any(np.abs(arr) > MAX_ABS_INPUT):

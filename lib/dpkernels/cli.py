@@ -12,7 +12,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from dpkernels.runner import reproduce
 
     return reproduce(profile=args.profile, papers=args.paper, jobs=args.jobs,
-                     update_notebooks=False if args.no_update else None, progress=not args.no_progress)
+                     update_notebooks=False if args.no_update else None, progress=not args.no_progress,
+                     scheduler=args.scheduler)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="notebooks run in parallel")
     p.add_argument("--no-update", action="store_true", help="full profile: do not copy executed outputs into notebooks/*.ipynb")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the notebooks' sweeps on this Dask scheduler (default: $DPKERNELS_SCHEDULER, else locally)")
     p.set_defaults(func=_cmd_reproduce)
     p = sub.add_parser("report", help="rebuild paper_figures/REPORT.md and the prose that quotes outputs (ERRATA.md, README.md)")
     p.add_argument("--root", default=None, help="folder holding <paper>/checks.csv (default: paper_figures)")

@@ -198,8 +198,16 @@ def sync_notebook(paper: str, notebook_dir: Path = NOTEBOOK_DIR) -> Path:
 
 
 def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int = 1, update_notebooks: bool | None = None,
-              progress: bool = True) -> int:
-    """Run the notebooks (a progress bar each), rebuild REPORT.md and the timing table; returns an exit code."""
+              progress: bool = True, scheduler: str | None = None) -> int:
+    """Run the notebooks (a progress bar each), rebuild REPORT.md and the timing table; returns an exit code.
+
+    ``scheduler``: a Dask scheduler address; the notebooks' sweeps (:mod:`dpkernels.sweep`) then run on that
+    cluster (passed to the kernels as ``DPKERNELS_SCHEDULER``).
+    """
+    if scheduler:
+        from dpkernels.sweep import SCHEDULER_ENV
+
+        os.environ[SCHEDULER_ENV] = scheduler
     todo = papers or available_papers()
     unknown = sorted(set(todo) - set(available_papers()))
     if unknown:

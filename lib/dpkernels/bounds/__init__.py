@@ -6,6 +6,6 @@ its own ingredients imply differ, both are given (the ``*_derived`` functions) a
 recorded in ``ERRATA.md``.
 """
 
-from dpkernels.bounds import chaudhuri, rubinstein
+from dpkernels.bounds import bassily, chaudhuri, hall, rubinstein
 
-__all__ = ["chaudhuri", "rubinstein"]
+__all__ = ["bassily", "chaudhuri", "hall", "rubinstein"]

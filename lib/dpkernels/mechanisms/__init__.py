@@ -1,7 +1,15 @@
 """Differentially private mechanisms, one module per paper, as scikit-learn-style estimators."""
 
 from dpkernels.mechanisms.base import Guarantee
+from dpkernels.mechanisms.bassily import (
+    ExponentialMarginClassifier,
+    PrivateKernelMarginClassifier,
+    PrivateMarginClassifier,
+    PrivateMarginSelection,
+)
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
+from dpkernels.mechanisms.hall import GaussianProcessRelease, PrivateKDE, PrivateKernelMachine, gaussian_mechanism
+from dpkernels.mechanisms.park import EquilibriumPointClassifier, PrivateSVDD
 from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 
 __all__ = [
@@ -12,4 +20,14 @@ __all__ = [
     "ObjectivePerturbation",
     "PrivateKernelERM",
     "PrivateTuning",
+    "gaussian_mechanism",
+    "GaussianProcessRelease",
+    "PrivateKDE",
+    "PrivateKernelMachine",
+    "PrivateMarginClassifier",
+    "PrivateKernelMarginClassifier",
+    "ExponentialMarginClassifier",
+    "PrivateMarginSelection",
+    "PrivateSVDD",
+    "EquilibriumPointClassifier",
 ]

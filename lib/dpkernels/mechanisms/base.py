@@ -32,6 +32,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import clone
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
 
 from dpkernels._validation import PrivacyLeakWarning, UnsafeNoiseWarning, check_positive, check_random_state
 from dpkernels import lattice
@@ -176,7 +178,11 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
     :class:`~dpkernels.PrivacyLeakWarning` (the set of labels present is a fact about the private data).
     Binary estimators need exactly two classes; index 0 maps to -1 and index 1 to +1.
     """
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)  # a column vector: DataConversionWarning, as scikit-learn does
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {arr.shape}")
     if n_samples is not None and arr.shape[0] != n_samples:
@@ -187,6 +193,8 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
         raise ValueError("y contains NaN or infinite labels")
     if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
         raise ValueError("y contains missing labels")
+    if arr.dtype.kind == "f" and classes is None and np.any(arr != np.round(arr)):
+        raise ValueError(f"Unknown label type: {type_of_target(arr)} (a classifier needs class labels, e.g. -1/+1)")
     if classes is None:
         numeric = arr.dtype.kind in "biuf"
         if numeric and np.all(np.isin(arr, (-1, 1))):
@@ -205,7 +213,8 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
         if cls.ndim != 1 or len(np.unique(cls)) != len(cls):
             raise ValueError(f"classes must be a sequence of distinct labels, got {classes!r}")
     if binary and len(cls) != 2:
-        raise ValueError(f"a binary mechanism needs exactly two classes, got {len(cls)}: {cls.tolist()[:10]}")
+        raise ValueError(f"Only binary classification is supported: a binary mechanism needs exactly two classes, got "
+                         f"{len(cls)}: {cls.tolist()[:10]} (K classes one-against-all are K releases: compose them)")
     if not binary and len(cls) < 2:
         raise ValueError("need at least two classes")
     order = np.argsort(cls, kind="stable")

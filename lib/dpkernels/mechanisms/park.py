@@ -11,42 +11,72 @@
   hypercubes of side r_max for d > 2 (Eq. 5.6), and the two releases of Section 6 (the support function with
   labelled equilibrium points; equilibrium points with kNN inference).
 
-Privacy accounting (replace-one neighbours).  ``variant="paper"`` runs the dynamics from the training points,
-as the thesis does: the released equilibrium points then sit next to training points without any noise, so
-the release is **not** differentially private whatever eps is (the thesis's appeal to parallel composition in
-Phase II does not apply); the votes add Laplace(1/eps_vote) to each count of the occupied basins, which is
-eps_vote-DP for add/remove neighbours but 2 eps_vote for replacement.  ``variant="corrected"`` starts the
-dynamics from data-independent points (a seeded uniform sample of the domain), so the equilibrium points
-are post-processing of a-hat, and releases a label for every basin from the whole (basin x class) histogram
-with Laplace(2/eps_vote) noise (L1 sensitivity 2 under replacement): eps_svdd + eps_vote in total.
+Privacy (replace-one neighbours).  ``variant="corrected"`` (the default) starts the dynamics from
+data-independent points (a uniform sample of the public ``domain``), so the equilibrium points are
+post-processing of a-hat, and labels *every* cell from the whole (cell x class) histogram with Laplace(2/eps_vote)
+noise (a replaced row lowers one count and raises another: L1 sensitivity 2): eps_svdd + eps_vote in total, for a
+public label set ``classes``.  ``variant="paper"`` runs the dynamics from the training points, as the thesis
+does: the released equilibrium points then sit next to training points without any noise and only occupied
+cells are labelled, so the release is **not** differentially private whatever eps is (ERRATA P3); its votes add
+Laplace(1/eps_vote) per count, 2 eps_vote-DP under replacement (P4).  Fitting it warns.
+
+Releases.  Every noisy value goes through :func:`~dpkernels.mechanisms.base.noise_release`: by default exactly
+rounded to a grid (:mod:`dpkernels.lattice`, floating-point safe at no privacy cost); ``noise="continuous"`` is
+the thesis's float64 sampler, kept to reproduce its numbers, and warns.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from dpkernels._validation import check_epsilon, check_finite_array, check_positive, check_random_state
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified
-from dpkernels.noise import laplace_vector
-from dpkernels.random_features import RandomFourierFeatures
+from dpkernels._validation import (
+    PrivacyLeakWarning,
+    check_epsilon,
+    check_finite_array,
+    check_positive,
+    check_random_state,
+)
+from dpkernels.mechanisms.base import (
+    REPLACE_ONE,
+    Guarantee,
+    ReleaseMixin,
+    check_noise,
+    noise_description,
+    noise_release,
+    randomness_note,
+    require_certified,
+    resolve_classes,
+)
+from dpkernels.random_features import RandomFourierFeatures, rff_paired
 from dpkernels.solvers import ERMSolution, solve_svdd
 
 __all__ = [
     "PrivateSVDD",
     "EquilibriumPoints",
+    "run_dynamics",
     "find_equilibrium_points",
+    "cells_of",
+    "nearest",
     "EquilibriumPointClassifier",
+    "EPCNonprivate",
     "corollary_4_2_sensitivity",
+    "VARIANTS",
 ]
 
 Array = NDArray[np.float64]
+VARIANTS = ("corrected", "paper")
+#: Rows per block of the dynamics' gradient (the (rows x D) temporaries stay in cache).
+_GRADIENT_BLOCK = 1024
 
 
 def corollary_4_2_sensitivity(box: float, F: int, kappa: float = 1.0) -> tuple[float, float]:
@@ -55,13 +85,26 @@ def corollary_4_2_sensitivity(box: float, F: int, kappa: float = 1.0) -> tuple[f
     return l2, l2 * math.sqrt(F)
 
 
-class PrivateSVDD(BaseEstimator):
+def _validate_X(est: BaseEstimator, X: ArrayLike, reset: bool) -> Array:
+    """scikit-learn's validation (sparse accepted and densified, NaN/inf refused with its messages), then the
+    mechanisms' input-domain check (entries above 1e100 in magnitude are refused)."""
+    X = validate_data(est, X, reset=reset, accept_sparse=True, dtype=np.float64)
+    return check_finite_array(X)
+
+
+class PrivateSVDD(ReleaseMixin, BaseEstimator):
     """Algorithm 1 (Private SVDD): Laplace perturbation of the SVDD centre in a random Fourier feature space.
+
+    Guarantee (Theorem 4.3): epsilon-DP for replace-one neighbours, releasing the clipped noisy centre
+    ``center_`` and the data-independent ``frequencies_``; assumes the RBF kernel (||phi(x)|| = 1 for every x, so
+    no bound on the inputs is needed), Corollary 4.2's sensitivity and the exact minimiser (certified to within
+    ``solver_tol`` x the sensitivity, else the release is refused).
 
     Parameters
     ----------
     epsilon : float or None, keyword-only
-        Privacy level of the centre; None releases the non-private centre (a baseline, not private).
+        Privacy level of the centre; None releases the non-private centre (a baseline: the guarantee says NOT
+        PRIVATE).
     box : float
         The dual box bound C/n (Table 7.1's "C/n"); needs n * box >= 1.
     gamma : float
@@ -70,94 +113,183 @@ class PrivateSVDD(BaseEstimator):
         Frequencies; F = 2 n_components features (Park: F = 400).
     clip : bool
         Clip the noisy centre to norm kappa = 1 (post-processing; the thesis does).
+    noise : {"lattice", "continuous"}
+        How the Laplace noise is drawn (see the module docstring).
     solver_tol : float
         The release is refused unless the solver certifies ||a - a*|| <= solver_tol * 2 box.
+    keep_nonprivate : bool
+        Keep the non-private solution (``nonprivate_``) for evaluation and audits (:meth:`sample_centers`,
+        :meth:`resample`); the object is then not a release.
     random_state : numpy.random.Generator, int or None
+        Source of the frequencies and the noise; None (default) draws from operating-system entropy.
+
+    Attributes
+    ----------
+    center_ : the released centre a-hat.  frequencies_ : the frequencies rho.  noise_scale_ : lambda.
+    guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee`.  nonprivate_ : only with ``keep_nonprivate``.
+
+    ``score_samples(X)`` = -f-hat(x) (higher: closer to the centre, as scikit-learn's outlier detectors), ``score``
+    its mean: the (negative) mean squared feature-space distance of held-out data to the released centre, which
+    compares models of one feature map (fixed gamma and n_components), e.g. a ``GridSearchCV`` over ``box``
+    or ``epsilon``.  Tuning on private data spends privacy: each candidate fit is a release.
     """
 
+    _release_attributes = ("center_", "frequencies_", "noise_scale_")
+
     def __init__(self, *, epsilon: float | None = 1.0, box: float = 0.05, gamma: float = 1.0, n_components: int = 200,
-                 clip: bool = True, solver_tol: float = 1e-3, random_state: object = None) -> None:
+                 clip: bool = True, noise: str = "lattice", solver_tol: float = 1e-3, keep_nonprivate: bool = False,
+                 random_state: object = None) -> None:
         self.epsilon = epsilon
         self.box = box
         self.gamma = gamma
         self.n_components = n_components
         self.clip = clip
+        self.noise = noise
         self.solver_tol = solver_tol
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
-    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "PrivateSVDD":
-        X = check_finite_array(X)
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    # fitting -----------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: object = None) -> "PrivateSVDD":
+        X = _validate_X(self, X, reset=True)
         box = check_positive(self.box, "box (C/n)")
+        if X.shape[0] * box < 1.0 - 1e-12:
+            raise ValueError(f"box (C/n) = {box:g} needs at least {math.ceil(1.0 / box - 1e-9)} rows (n * box >= 1: the "
+                             f"SVDD duals sum to 1 and are at most C/n); got {X.shape[0]}")
         if self.epsilon is not None:
             check_epsilon(self.epsilon)
+        if int(self.n_components) != self.n_components or self.n_components < 1:
+            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
+        noise = check_noise(self.noise)
+        solver_tol = check_positive(self.solver_tol, "solver_tol")
         rng = check_random_state(self.random_state)
-        self.rff_ = RandomFourierFeatures("rbf", math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma"))),
-                                          self.n_components, random_state=rng).fit(X)
-        Phi = self.rff_.transform(X)
-        sol = solve_svdd(Phi, box)
-        F = Phi.shape[1]
-        self.sensitivity_l2_, self.sensitivity_l1_ = corollary_4_2_sensitivity(box, F)
-        require_certified(sol.distance_bound, check_positive(self.solver_tol, "solver_tol") * self.sensitivity_l2_,
-                          "||a - a*|| (SVDD centre)")
-        self._nonprivate = sol
-        self.n_features_in_ = X.shape[1]
-        self.frequencies_ = self.rff_.frequencies_
-        self._rng = rng
-        self.center_ = self._release(sol.coef, self.epsilon, rng)
-        if self.epsilon is None:
-            self.guarantee_ = None
-        else:
-            self.guarantee_ = Guarantee(
-                epsilon=float(self.epsilon), delta=0.0, neighbouring=REPLACE_ONE, statement="Park (2022) Theorem 4.3",
-                released="the noisy (clipped) centre a-hat and the frequencies",
-                assumptions=("RBF kernel (kappa = 1)", f"dual box C/n = {box:g}", "Corollary 4.2's sensitivity 2 C kappa sqrt(F)/n",
-                             "the exact SVDD minimiser (certified to the solver tolerance)"),
-            )
+        sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
+        freqs = RandomFourierFeatures("rbf", sigma, int(self.n_components), random_state=rng).fit(X).frequencies_
+        l2, _ = self.sensitivity(freqs.shape[0] * 2)
+        sol = solve_svdd(rff_paired(X, freqs), box, distance_tol=solver_tol * l2)
+        require_certified(sol.distance_bound, solver_tol * l2, "||a - a*|| (SVDD centre)")
+        self.__dict__.pop("nonprivate_", None)
+        if self.keep_nonprivate:
+            self.nonprivate_ = sol
+        self.frequencies_ = freqs
+        self.noise_scale_ = None if self.epsilon is None else self.noise_scale(self.epsilon)
+        self.center_ = self._release(sol.coef, self.epsilon, noise, rng)
+        self.guarantee_ = self._guarantee(self.epsilon, noise, self.random_state)
         return self
+
+    def sensitivity(self, F: int | None = None) -> tuple[float, float]:
+        """Corollary 4.2's (L2, L1) sensitivity of the centre for this box and F features."""
+        F = 2 * int(self.n_components) if F is None else int(F)
+        return corollary_4_2_sensitivity(check_positive(self.box, "box (C/n)"), F)
 
     def noise_scale(self, epsilon: float) -> float:
         """lambda = 2 C kappa sqrt(F) / (n eps) (Theorem 4.3)."""
-        return self.sensitivity_l1_ / check_epsilon(epsilon)
+        return self.sensitivity()[1] / check_epsilon(epsilon)
 
-    def _release(self, a: Array, epsilon: float | None, rng: np.random.Generator) -> Array:
+    def _release(self, a: Array, epsilon: float | None, noise: str, rng: np.random.Generator) -> Array:
+        """Noisy, clipped centre(s): ``a`` is one centre (F,) or a stack of copies (k, F)."""
         if epsilon is None:
-            return a.copy()
-        out = a + laplace_vector(self.noise_scale(epsilon), a.shape[0], rng)
+            return np.array(a, dtype=np.float64, copy=True)
+        out = noise_release(a, "laplace", self.noise_scale(epsilon), noise=noise, random_state=rng)
         if self.clip:
-            nrm = np.linalg.norm(out)
-            out = out / max(1.0, nrm)
+            nrm = np.linalg.norm(out, axis=-1, keepdims=True)
+            out = out / np.maximum(1.0, nrm)
         return out
 
-    def sample_centers(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
-        """Further released centres from the cached non-private solution (recalibrated to ``epsilon`` if given)."""
+    def _guarantee(self, epsilon: float | None, noise: str, random_state: object) -> Guarantee:
+        box = float(self.box)
+        notes = [randomness_note(random_state)]
+        if self.keep_nonprivate:
+            notes.append("keep_nonprivate=True: this object also holds the NON-PRIVATE solution (nonprivate_) for "
+                         "evaluation and audits; it is not a release")
+        common = dict(neighbouring=REPLACE_ONE, statement="Park (2022) Theorem 4.3", attributes=self._release_attributes,
+                      assumptions=("RBF kernel: ||phi(x)|| = 1 for every input (kappa = 1)", f"dual box C/n = {box:g}",
+                                   "Corollary 4.2's sensitivity 2 C kappa sqrt(F) / n (L1)",
+                                   "the exact SVDD minimiser (certified to within solver_tol x the L2 sensitivity)"))
+        if epsilon is None:
+            return Guarantee(epsilon=math.inf, delta=0.0, released="the NON-PRIVATE centre a* and the frequencies (epsilon=None)",
+                             private=False, notes=tuple(notes), **common)
+        eps = float(epsilon)
+        return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip) and the frequencies",
+                         epsilon_solver=eps * (1.0 + 2.0 * float(self.solver_tol)), noise=noise_description(noise),
+                         notes=tuple(notes), **common)
+
+    # evaluation helpers (keep_nonprivate=True only) -------------------------------------------
+    def _nonprivate_solution(self) -> ERMSolution:
         check_is_fitted(self, "center_")
-        rng = check_random_state(random_state)
+        if not hasattr(self, "nonprivate_"):
+            raise AttributeError("this release holds no non-private solution: fit with keep_nonprivate=True (evaluation only)")
+        return self.nonprivate_
+
+    def sample_centers(self, n_draws: int, random_state: object = None, epsilon: float | None = None,
+                       noise: str | None = None) -> Array:
+        """``n_draws`` further released centres from the cached non-private solution (``epsilon`` recalibrates the
+        noise); each row is distributed exactly as the ``center_`` of a fresh fit.  Audits and Monte Carlo only."""
+        a = self._nonprivate_solution().coef
         eps = self.epsilon if epsilon is None else epsilon
-        return np.array([self._release(self._nonprivate.coef, eps, rng) for _ in range(int(n_draws))])
+        noise = check_noise(self.noise if noise is None else noise)
+        return self._release(np.tile(a, (int(n_draws), 1)), eps, noise, check_random_state(random_state))
 
-    @property
-    def nonprivate_solution(self) -> ERMSolution:
-        check_is_fitted(self, "center_")
-        return self._nonprivate
+    def resample(self, epsilon: float | None, random_state: object = None) -> "PrivateSVDD":
+        """A fitted release at ``epsilon`` (None: non-private) from the cached non-private solution, as a fresh
+        :meth:`fit` with that epsilon would give (same frequencies); it holds no non-private state.  Lets a sweep
+        over epsilon reuse one solve."""
+        a = self._nonprivate_solution().coef
+        new = type(self)(**{**self.get_params(deep=False), "epsilon": epsilon, "keep_nonprivate": False,
+                            "random_state": None})
+        noise = check_noise(self.noise)
+        new.n_features_in_ = self.n_features_in_
+        new.frequencies_ = self.frequencies_
+        new.noise_scale_ = None if epsilon is None else new.noise_scale(epsilon)
+        new.center_ = new._release(a, epsilon, noise, check_random_state(random_state))
+        new.guarantee_ = new._guarantee(epsilon, noise, random_state)
+        return new
 
+    # the support function -----------------------------------------------------------------------
     def support_function(self, X: ArrayLike, center: Array | None = None) -> Array:
-        """f(x) = ||phi(x) - a||^2 = 1 - 2 phi(x)'a + ||a||^2 (Eq. 4.6)."""
+        """f-hat(x) = ||phi(x) - a-hat||^2 = 1 - 2 phi(x)'a + ||a||^2 (Eq. 4.6)."""
         check_is_fitted(self, "center_")
+        X = _validate_X(self, X, reset=False)
         a = self.center_ if center is None else center
-        return 1.0 - 2.0 * self.rff_.transform(check_finite_array(X)) @ a + float(a @ a)
+        return 1.0 - 2.0 * rff_paired(X, self.frequencies_) @ a + float(a @ a)
 
-    def gradient(self, X: Array, center: Array | None = None) -> Array:
-        """grad_x f(x) = -2 (d phi / dx)' a for the paired map phi = D^{-1/2} [cos(Wx), sin(Wx)] (interleaved)."""
+    def score_samples(self, X: ArrayLike) -> Array:
+        """-f-hat(x): higher for points closer to the released centre (inside the description)."""
+        return -self.support_function(X)
+
+    def score(self, X: ArrayLike, y: object = None) -> float:
+        """Mean of :meth:`score_samples` (see the class docstring)."""
+        return float(np.mean(self.score_samples(X)))
+
+    def gradient(self, X: ArrayLike, center: Array | None = None) -> Array:
+        """grad_x f-hat(x) = -2 (d phi / dx)' a for the paired map phi = D^{-1/2} [cos(Wx), sin(Wx)] (interleaved).
+
+        In float32 and by row blocks: grad = cos(X W') M_cos + sin(X W') M_sin with M_cos = -2 D^{-1/2} a_sin W and
+        M_sin = 2 D^{-1/2} a_cos W, two small matrix products instead of (n x D) elementwise temporaries.  The
+        dynamics only need the direction of descent: float32 (relative error ~1e-6) is ample for steps merged on
+        a 0.05 grid.
+        """
         a = self.center_ if center is None else center
-        W = self.frequencies_
-        D = W.shape[0]
-        # the dynamics only need the direction of descent: float32 trigonometry (several times faster) is
-        # ample for steps merged on a 0.05 grid
-        W32 = W.astype(np.float32)
-        Z = np.asarray(X, dtype=np.float32) @ W32.T
-        a_cos, a_sin = a[0::2].astype(np.float32), a[1::2].astype(np.float32)
-        coeff = (np.cos(Z) * a_sin - np.sin(Z) * a_cos) / np.float32(math.sqrt(D))
-        return (-2.0 * (coeff @ W32)).astype(np.float64)
+        W = np.asarray(self.frequencies_, dtype=np.float32)
+        scale = 2.0 / math.sqrt(W.shape[0])
+        M = np.vstack([(-scale * a[1::2, None]) * W, (scale * a[0::2, None]) * W]).astype(np.float32)
+        X32 = np.asarray(X, dtype=np.float32)
+        n, D = X32.shape[0], W.shape[0]
+        out = np.empty((n, X32.shape[1]), dtype=np.float32)
+        buf = np.empty((min(n, _GRADIENT_BLOCK), 2 * D), dtype=np.float32)
+        for lo in range(0, n, _GRADIENT_BLOCK):
+            hi = min(lo + _GRADIENT_BLOCK, n)
+            Z = X32[lo:hi] @ W.T
+            np.cos(Z, out=buf[: hi - lo, :D])
+            np.sin(Z, out=buf[: hi - lo, D:])
+            np.matmul(buf[: hi - lo], M, out=out[lo:hi])
+        return out.astype(np.float64)
 
 
 @dataclass
@@ -167,6 +299,14 @@ class EquilibriumPoints:
     points: Array  #: the EPs, one row each
     assignment: NDArray[np.int64]  #: for each start, the index of its EP
     finals: Array  #: the converged point of each start
+
+
+@dataclass
+class EPCNonprivate:
+    """The non-private state of an evaluation fit (``keep_nonprivate=True``): not a release."""
+
+    svdd: ERMSolution | None  #: the SVDD solution (None when an external release was given)
+    counts: NDArray[np.int64]  #: the exact (cell x class) vote counts
 
 
 def run_dynamics(svdd: PrivateSVDD, starts: Array, lr: float, n_iter: int, center: Array | None = None,
@@ -185,25 +325,56 @@ def find_equilibrium_points(svdd: PrivateSVDD, starts: Array, lr: float, n_iter:
     """Phase II: run the dynamics from ``starts`` and merge converged points on a grid of side ``merge_tol``."""
     finals = run_dynamics(svdd, starts, lr, n_iter, center)
     keys = np.round(finals / merge_tol).astype(np.int64)
-    uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     return EquilibriumPoints(points=finals[first], assignment=inverse.ravel(), finals=finals)
 
 
-class EquilibriumPointClassifier(ClassifierMixin, BaseEstimator):
+def cells_of(points: Array, r_max: float | None) -> tuple[Array, NDArray[np.int64]]:
+    """Eq. (5.6)'s hypercubes: cubes of side r_max centred on multiples of r_max (the author's ``round_sep``);
+    returns the cube keys and the cube of each point.  ``r_max=None``: every point is its own cell."""
+    if r_max is None:
+        return points, np.arange(len(points))
+    keys = np.round(points / r_max).astype(np.int64)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    return uniq.astype(np.float64), inverse.ravel()
+
+
+def nearest(A: Array, B: Array) -> NDArray[np.int64]:
+    """Index of the nearest row of B for every row of A (Euclidean): blocks of ||b||^2 - 2 a'b (a few matrix
+    products; several times faster than a k-d tree for the EP sets here), a k-d tree beyond 1e8 pairs."""
+    if A.shape[0] * B.shape[0] > 1e8:
+        return cKDTree(B).query(A, k=1)[1].astype(np.int64)
+    out = np.empty(A.shape[0], dtype=np.int64)
+    bb = np.einsum("ij,ij->i", B, B)
+    for lo in range(0, A.shape[0], _GRADIENT_BLOCK):
+        out[lo:lo + _GRADIENT_BLOCK] = np.argmin(bb - 2.0 * (A[lo:lo + _GRADIENT_BLOCK] @ B.T), axis=1)
+    return out
+
+
+class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     """Park (2022) Phases I-III: private SVDD, equilibrium points, noisy labels; multi-class.
+
+    Guarantee (``variant="corrected"``, the default): (epsilon_svdd + epsilon_vote)-DP for replace-one
+    neighbours, releasing the SVDD release (``svdd_``: centre and frequencies), the equilibrium points and the
+    label of every cell; assumes the label set ``classes`` is public and the start ``domain`` is fixed before
+    seeing the data.  ``variant="paper"`` is the thesis's algorithm: NOT private (see the module docstring);
+    fitting it warns (:class:`~dpkernels.PrivacyLeakWarning`).  ``epsilon_svdd=None`` or ``epsilon_vote=None``
+    release that part without noise: the guarantee then says NOT PRIVATE.
 
     Parameters
     ----------
     epsilon_svdd, epsilon_vote : float or None, keyword-only
-        Privacy levels of the centre and of the votes (None: no noise, the non-private baseline).
+        Privacy levels of the centre and of the votes.
+    classes : sequence or None
+        The public label set; None infers it from ``y`` with a PrivacyLeakWarning (the set of labels present is
+        private: a class present in D and absent from D' shows in ``classes_``).
     box, gamma, n_components : SVDD parameters (Table 7.1).
     lr, n_iter : the dynamics' initial learning rate and iterations (Table 7.1; decay 1/5 after 80%).
     r_max : float or None
         Hypercube side for grouping EPs (Eq. 5.6); None groups by the EPs themselves.
     merge_tol : float
-        Converged points closer than this grid are one EP.
-    variant : {"paper", "corrected"}
-        See the module docstring.
+        Converged points on one grid cell of this side are one EP.
+    variant : {"corrected", "paper"}
     n_starts : int
         Data-independent starts of the corrected variant (uniform on ``domain``).
     domain : (low, high)
@@ -212,15 +383,23 @@ class EquilibriumPointClassifier(ClassifierMixin, BaseEstimator):
         Release mode of Section 6.1 (support function + labelled EPs) or 6.2 (EPs + kNN).
     n_neighbors : int
         k of the kNN release.
+    noise : {"lattice", "continuous"}
+        How the Laplace noise of the centre and the votes is drawn.
+    keep_nonprivate : bool
+        Keep the non-private SVDD solution and the vote counts (``nonprivate_``) for evaluation; not a release.
     random_state : numpy.random.Generator, int or None
     """
 
-    def __init__(self, *, epsilon_svdd: float | None = 1.0, epsilon_vote: float | None = 1.0, box: float = 0.05,
-                 gamma: float = 1.0, n_components: int = 200, lr: float = 1e-3, n_iter: int = 20, r_max: float | None = None,
-                 merge_tol: float = 0.05, variant: str = "paper", n_starts: int = 2000, domain: tuple[float, float] = (0.0, 1.0),
-                 inference: str = "dynamics", n_neighbors: int = 1, random_state: object = None) -> None:
+    _release_attributes = ("svdd_", "equilibrium_points_", "labelled_points_", "ep_labels_", "n_cells_")
+
+    def __init__(self, *, epsilon_svdd: float | None = 0.5, epsilon_vote: float | None = 0.5, classes: object = None,
+                 box: float = 0.05, gamma: float = 1.0, n_components: int = 200, lr: float = 1e-3, n_iter: int = 20,
+                 r_max: float | None = None, merge_tol: float = 0.05, variant: str = "corrected", n_starts: int = 2000,
+                 domain: tuple[float, float] = (0.0, 1.0), inference: str = "dynamics", n_neighbors: int = 1,
+                 noise: str = "lattice", keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon_svdd = epsilon_svdd
         self.epsilon_vote = epsilon_vote
+        self.classes = classes
         self.box = box
         self.gamma = gamma
         self.n_components = n_components
@@ -233,88 +412,129 @@ class EquilibriumPointClassifier(ClassifierMixin, BaseEstimator):
         self.domain = domain
         self.inference = inference
         self.n_neighbors = n_neighbors
+        self.noise = noise
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
-    # ------------------------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike, svdd: PrivateSVDD | None = None, center: Array | None = None) -> "EquilibriumPointClassifier":
-        """Fit; ``svdd`` (a fitted :class:`PrivateSVDD`) and ``center`` let a sweep reuse one SVDD solve."""
-        X = check_finite_array(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != len(X):
-            raise ValueError("y must be a 1-d array of class labels, one per row of X")
-        if self.variant not in ("paper", "corrected"):
-            raise ValueError(f"variant must be 'paper' or 'corrected', got {self.variant!r}")
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    def _check_params(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
         if self.inference not in ("dynamics", "knn"):
             raise ValueError(f"inference must be 'dynamics' or 'knn', got {self.inference!r}")
+        for name in ("epsilon_svdd", "epsilon_vote"):
+            if getattr(self, name) is not None:
+                check_epsilon(getattr(self, name), name)
+        check_positive(self.lr, "lr")
+        check_positive(self.merge_tol, "merge_tol")
+        if self.r_max is not None:
+            check_positive(self.r_max, "r_max")
+        if int(self.n_iter) != self.n_iter or self.n_iter < 0:
+            raise ValueError(f"n_iter must be a non-negative integer, got {self.n_iter!r}")
+        if int(self.n_starts) != self.n_starts or self.n_starts < 1:
+            raise ValueError(f"n_starts must be a positive integer, got {self.n_starts!r}")
+        lo, hi = self.domain
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"domain must be a finite (low, high) with low < high, got {self.domain!r}")
+        check_noise(self.noise)
+
+    # ------------------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike, svdd: PrivateSVDD | None = None) -> "EquilibriumPointClassifier":
+        """Fit.  ``svdd``: an already fitted :class:`PrivateSVDD` release to build on (its own guarantee then takes
+        the place of ``epsilon_svdd``, ``box``, ``gamma`` and ``n_components``; it must not hold non-private
+        state), which lets a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`)."""
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        X, y = validate_data(self, X, y, reset=True, accept_sparse=True, dtype=np.float64)
+        X = check_finite_array(X)
+        check_classification_targets(y)
+        self._check_params()
+        classes, y_idx = resolve_classes(y, self.classes, binary=False, n_samples=X.shape[0])
         rng = check_random_state(self.random_state)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)  # the class set is assumed public
+        noise = self.noise
+        if self.variant == "paper":
+            warnings.warn("variant='paper' is the thesis's algorithm, which is NOT differentially private: its equilibrium "
+                          "points are reached from the training points without noise and only occupied cells are labelled "
+                          "(ERRATA P3); use variant='corrected'", PrivacyLeakWarning, stacklevel=2)
         if svdd is None:
             svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, gamma=self.gamma, n_components=self.n_components,
-                               random_state=rng).fit(X)
-        self.svdd_ = svdd
-        self.center_ = svdd.center_ if center is None else center
-        self.n_features_in_ = X.shape[1]
+                               noise=noise, keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(X)
+        else:
+            check_is_fitted(svdd, "center_")
+            if hasattr(svdd, "nonprivate_") and not self.keep_nonprivate:
+                raise ValueError("the given svdd holds its non-private solution; pass a release (PrivateSVDD.resample)")
+        center = svdd.center_
         if self.variant == "paper":
-            eps_pts = find_equilibrium_points(svdd, X, self.lr, self.n_iter, self.merge_tol, self.center_)
+            eps_pts = find_equilibrium_points(svdd, X, self.lr, self.n_iter, self.merge_tol, center)
             train_ep = eps_pts.assignment
         else:
             lo, hi = self.domain
             starts = rng.uniform(lo, hi, size=(int(self.n_starts), X.shape[1]))
-            eps_pts = find_equilibrium_points(svdd, starts, self.lr, self.n_iter, self.merge_tol, self.center_)
-            finals = run_dynamics(svdd, X, self.lr, self.n_iter, self.center_)
-            train_ep = self._nearest(finals, eps_pts.points)
-        self.equilibrium_points_ = eps_pts.points
-        cells, cell_of_ep = self._cells(eps_pts.points)
-        counts = np.zeros((len(cells), len(self.classes_)))
+            eps_pts = find_equilibrium_points(svdd, starts, self.lr, self.n_iter, self.merge_tol, center)
+            train_ep = nearest(run_dynamics(svdd, X, self.lr, self.n_iter, center), eps_pts.points)
+        cells, cell_of_ep = cells_of(eps_pts.points, self.r_max)
+        counts = np.zeros((len(cells), len(classes)))
         np.add.at(counts, (cell_of_ep[train_ep], y_idx), 1.0)
-        if self.epsilon_vote is None:
-            noisy = counts
-        elif self.variant == "paper":  # Eq. (5.5): Laplace(1/eps) on each count of the occupied cells
-            noisy = counts + laplace_vector(1.0 / check_epsilon(self.epsilon_vote), counts.shape, rng)
-        else:  # the whole histogram, Laplace(2/eps): eps-DP for replace-one neighbours
-            noisy = counts + laplace_vector(2.0 / check_epsilon(self.epsilon_vote), counts.shape, rng)
-        labels = np.argmax(noisy, axis=1)
         keep = np.ones(len(eps_pts.points), dtype=bool)
-        if self.variant == "paper":
-            keep = counts[cell_of_ep].sum(axis=1) > 0  # only basins that training points reached are labelled
-        self.ep_labels_ = labels[cell_of_ep][keep]
+        if self.variant == "paper":  # Eq. (5.5): Laplace(1/eps) on each count of the occupied cells only
+            occupied = counts.sum(axis=1) > 0
+            keep = occupied[cell_of_ep]
+            scale = None if self.epsilon_vote is None else 1.0 / float(self.epsilon_vote)
+        else:  # the whole histogram, Laplace(2/eps): eps-DP for replace-one neighbours
+            scale = None if self.epsilon_vote is None else 2.0 / float(self.epsilon_vote)
+        noisy = counts if scale is None else noise_release(counts, "laplace", scale, noise=noise, random_state=rng)
+        labels = np.argmax(noisy, axis=1)
+        self.__dict__.pop("nonprivate_", None)
+        if self.keep_nonprivate:
+            self.nonprivate_ = EPCNonprivate(getattr(svdd, "nonprivate_", None), counts.astype(np.int64))
+        self.classes_ = classes
+        self.svdd_ = svdd
+        self.equilibrium_points_ = eps_pts.points
         self.labelled_points_ = eps_pts.points[keep]
+        self.ep_labels_ = labels[cell_of_ep][keep]
         self.n_cells_ = len(cells)
+        self.guarantee_ = self._guarantee(svdd.guarantee_, noise)
         return self
 
-    def _cells(self, points: Array) -> tuple[Array, NDArray[np.int64]]:
-        if self.r_max is None:
-            return points, np.arange(len(points))
-        keys = np.round(points / self.r_max).astype(np.int64)  # cubes of side r_max centred on multiples of r_max
-        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        return uniq.astype(np.float64), inverse.ravel()
-
-    @staticmethod
-    def _nearest(A: Array, B: Array) -> NDArray[np.int64]:
-        return cKDTree(B).query(A, k=1)[1].astype(np.int64)
+    def _guarantee(self, g_svdd: Guarantee, noise: str) -> Guarantee:
+        notes = list(self._notes())
+        eps_v = self.epsilon_vote
+        private = self.variant == "corrected" and g_svdd.private and eps_v is not None
+        if self.variant == "paper":
+            why = ("the equilibrium points are reached from the training points without noise and only occupied cells are "
+                   "labelled (ERRATA P3); the votes add Laplace(1/eps_vote) per count, 2 eps_vote-DP under replacement (P4)")
+            notes.append(why)
+        elif eps_v is None:
+            notes.append("epsilon_vote=None: the votes are released without noise")
+        if not g_svdd.private:
+            notes.append("the SVDD centre is released without noise (epsilon_svdd=None)")
+        eps = g_svdd.epsilon + float(eps_v) if private else math.inf
+        return Guarantee(
+            epsilon=eps, delta=0.0, neighbouring=REPLACE_ONE,
+            statement=("Park (2022) Theorem 4.3 (centre) + Laplace(2/eps_vote) on the (cell x class) histogram, basic "
+                       "composition" if self.variant == "corrected" else "Park (2022) Sections 5-6 as printed"),
+            released="the SVDD release (svdd_), the equilibrium points, the cells' labels" + (
+                " (every cell)" if self.variant == "corrected" else " (occupied cells only)"),
+            assumptions=("the label set `classes` is public", "the start domain and n_starts are public",
+                         *g_svdd.assumptions),
+            epsilon_solver=(g_svdd.epsilon_solver + float(eps_v)) if private and g_svdd.epsilon_solver else None,
+            attributes=self._release_attributes, noise=noise_description(noise), notes=tuple(notes), private=private)
 
     def predict(self, X: ArrayLike) -> NDArray:
         check_is_fitted(self, "ep_labels_")
-        X = check_finite_array(X)
+        X = _validate_X(self, X, reset=False)
         if len(self.labelled_points_) == 0:
             raise RuntimeError("no labelled equilibrium point")
         if self.inference == "dynamics":  # Section 6.1: run the dynamics, take the nearest labelled EP
-            finals = run_dynamics(self.svdd_, X, self.lr, self.n_iter, self.center_)
-            return self.classes_[self.ep_labels_[self._nearest(finals, self.labelled_points_)]]
+            finals = run_dynamics(self.svdd_, X, self.lr, self.n_iter, self.svdd_.center_)
+            return self.classes_[self.ep_labels_[nearest(finals, self.labelled_points_)]]
         k = min(int(self.n_neighbors), len(self.labelled_points_))  # Section 6.2: kNN on the labelled EPs
         nn = cKDTree(self.labelled_points_).query(X, k=k)[1].reshape(len(X), k)
         votes = np.zeros((len(X), len(self.classes_)))
         np.add.at(votes, (np.repeat(np.arange(len(X)), k), self.ep_labels_[nn].ravel()), 1.0)
         return self.classes_[votes.argmax(axis=1)]
-
-    def privacy(self) -> dict[str, object]:
-        """The end-to-end guarantee of what this classifier releases (replace-one neighbours)."""
-        e1 = self.epsilon_svdd or 0.0
-        e2 = self.epsilon_vote or 0.0
-        if self.variant == "paper":
-            return {"claimed_epsilon": max(e1, e2), "epsilon_replace_one": math.inf,
-                    "why": "equilibrium points are reached from the training points without noise (and only occupied basins "
-                           f"are labelled); the centre is {e1:g}-DP and the votes are {2 * e2:g}-DP under replacement"}
-        return {"claimed_epsilon": e1 + e2, "epsilon_replace_one": e1 + e2,
-                "why": "EPs from data-independent starts (post-processing of a-hat); the full (basin x class) histogram with "
-                       "Laplace(2/eps_vote)"}

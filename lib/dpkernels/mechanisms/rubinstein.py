@@ -10,10 +10,21 @@ term (the paper's model) and release w-hat = w-tilde + mu with mu i.i.d. Laplace
   lambda = 2^{2.5} L C sqrt(d-hat) / (epsilon n) (Corollary 12).
 
 Guarantee: epsilon-differential privacy (the paper's beta) under the replace-one neighbouring relation,
-assuming labels in {-1, +1}, ||phi(x)|| <= kappa for every possible input, an L-Lipschitz convex loss and
-the *exact* minimiser.  The solver certifies ||w - w*|| <= eta (see :mod:`dpkernels.solvers`); fitting
-refuses to release when eta > solver_tol * (4 L C kappa / n), so the release is
+assuming labels in the public label set ``classes`` (mapped to {-1, +1}), ||phi(x)|| <= kappa for every possible
+input, an L-Lipschitz convex loss and the *exact* minimiser.  The solver certifies ||w - w*|| <= eta (see
+:mod:`dpkernels.solvers`); fitting refuses to release when eta > solver_tol * (4 L C kappa / n), so the release is
 epsilon (1 + 2 solver_tol)-DP in the worst case (:attr:`guarantee_`).
+
+Release hygiene (:class:`~dpkernels.mechanisms.base.ReleaseMixin`).  The Laplace noise is drawn by
+:func:`~dpkernels.mechanisms.base.noise_release`: by default (``noise="lattice"``) the continuous mechanism's output
+exactly rounded to a public grid (2^-16 lambda), which keeps the guarantee in floating point; ``noise="continuous"``
+is the paper's float64 sampler, kept to reproduce the paper and warned about (a floating-point attack tells
+neighbours apart, Mironov 2012).  A fitted object holds its parameters, the release (``_release_attributes``) and
+scikit-learn's public metadata; the non-private minimiser (``nonprivate_``) and the evaluation helpers
+(:meth:`sample_releases`, :meth:`nonprivate_decision_function`) exist only with ``keep_nonprivate=True``.
+
+One class.  The label set is public, so a data set in which only one of the two labels occurs is an ordinary data
+set: its SVM minimiser exists and is released with the same noise (no error tells it apart from its neighbours).
 
 Intercept.  The paper has none.  ``fit_intercept=True`` appends a constant feature s =
 ``intercept_scaling`` to phi (as liblinear does), so the bias is regularised like w and the feature
@@ -25,16 +36,18 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import row_norms
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dpkernels._validation import (
+    MAX_ABS_INPUT,
     PrivacyLeakWarning,
-    check_binary_labels,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -43,8 +56,17 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
 from dpkernels.losses import make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified, split_intercept
-from dpkernels.noise import laplace_vector
+from dpkernels.mechanisms.base import (
+    REPLACE_ONE,
+    Guarantee,
+    ReleaseMixin,
+    check_noise,
+    noise_description,
+    noise_release,
+    require_certified,
+    resolve_classes,
+    split_intercept,
+)
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution, solve_erm
 
@@ -53,11 +75,16 @@ __all__ = ["PrivateSVMFinite", "PrivateSVM"]
 Array = NDArray[np.float64]
 
 
-class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
+class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / release logic of Algorithms 2 and 3."""
 
     _statement = ""
     _released = ""
+    #: The release: what predict needs, the calibration (functions of n, C, kappa and the public parameters only)
+    #: and the public feature map.  Subclasses extend it.
+    _release_attributes: ClassVar[tuple[str, ...]] = (
+        "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_",
+    )
 
     # hooks ------------------------------------------------------------------------------------
     def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
@@ -70,39 +97,65 @@ class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
     def _noise_scale(self, epsilon: float, L: float, C: float, kappa: float, F: int, n: int) -> float:
         return theorem_10_noise_scale(epsilon, L, C, kappa, F, n)
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True  # densified (dpkernels._validation.check_finite_array)
+        return tags
+
+    def _validate(self, X: ArrayLike, reset: bool) -> Array:
+        """scikit-learn's checks (feature count and names, dtype) then the mechanisms' input domain: finite entries of
+        magnitude at most 1e100, sparse input densified."""
+        X = validate_data(self, X, reset=reset, accept_sparse=True, dtype=np.float64, ensure_all_finite=False)
+        return check_finite_array(X)
+
     # estimator API ------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> "_OutputPerturbedSVM":
-        X = check_finite_array(X)
-        y = check_binary_labels(y, X.shape[0])
+        """Solve the SVM on (X, y) and release w-hat (see the class docstring)."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = self._validate(X, reset=True)
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            from sklearn.utils.validation import column_or_1d
+
+            y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if self.classes is None and type_of_target(y) == "multiclass":
+            raise ValueError("Only binary classification is supported: y has more than two labels (pass the public "
+                             "label set as classes=[a, b])")
+        classes, index = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
+        y_pm = np.where(index == 1, 1.0, -1.0)
         epsilon = check_epsilon(self.epsilon)
         C = check_positive(self.C, "C")
         solver_tol = check_positive(self.solver_tol, "solver_tol")
+        noise = check_noise(self.noise)
         loss = make_loss(self.loss, self.huber_h)
         rng = check_random_state(self.random_state)
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([-1, 1])
+        if self.noise_scale is not None:
+            check_positive(self.noise_scale, "noise_scale")
+        if self.fit_intercept:
+            check_positive(self.intercept_scaling, "intercept_scaling")
         Phi, kappa = self._fit_features(X, rng)
         if self.fit_intercept:
-            s = check_positive(self.intercept_scaling, "intercept_scaling")
+            s = float(self.intercept_scaling)
             Phi = np.hstack([Phi, np.full((Phi.shape[0], 1), s)])
             kappa = math.sqrt(kappa**2 + s**2)
         n, F = Phi.shape
         L = loss.lipschitz
         l2, l1 = lemma_9_sensitivity(L, C, kappa, n, F)
-        sol = solve_erm(Phi, y, loss, C, distance_tol=solver_tol * l2)
+        sol = solve_erm(Phi, y_pm, loss, C, distance_tol=solver_tol * l2)
         require_certified(sol.distance_bound, solver_tol * l2)
-        if self.noise_scale is None:
-            lam = self._noise_scale(epsilon, L, C, kappa, F, n)
-        else:
-            lam = check_positive(self.noise_scale, "noise_scale")
-        self._nonprivate = sol
+        lam = self._noise_scale(epsilon, L, C, kappa, F, n) if self.noise_scale is None else float(self.noise_scale)
+        w_hat = noise_release(sol.coef, "laplace", lam, noise=noise, random_state=rng)
+        self.classes_ = classes
         self.kappa_ = kappa
         self.sensitivity_l2_ = l2
         self.sensitivity_l1_ = l1
         self.noise_scale_ = lam
-        self.solver_distance_bound_ = sol.distance_bound
-        w_hat = sol.coef + laplace_vector(lam, F, rng)
-        self._set_coef(w_hat)
+        self.coef_, self.intercept_ = split_intercept(w_hat, self.fit_intercept, self.intercept_scaling)
+        if self.keep_nonprivate:
+            self.nonprivate_ = sol
         eps_level = l1 / lam
         self.guarantee_ = Guarantee(
             epsilon=eps_level,
@@ -111,58 +164,68 @@ class _OutputPerturbedSVM(ClassifierMixin, BaseEstimator):
             released=self._released,
             statement=self._statement if self.noise_scale is None else f"{self._statement} with lambda given: epsilon = L1 sensitivity / lambda",
             assumptions=(
-                "labels in {-1, +1}",
-                f"||phi(x)||_2 <= kappa = {kappa:.6g} for every possible input x",
+                f"labels in the public label set {classes.tolist()} (mapped to -1, +1 in this order); a data set in "
+                "which one label is absent is fitted like any other",
+                f"||phi(x)||_2 <= kappa = {kappa:.6g} for every possible input x, |x_j| <= {MAX_ABS_INPUT:g}",
                 f"loss {loss.name}: convex, {L:g}-Lipschitz in the prediction",
-                "the released w-tilde is the exact minimiser (certified to within solver_tol * sensitivity)",
+                f"the released w-tilde is the exact minimiser: the solver certifies ||w - w*|| <= solver_tol x the L2 "
+                f"sensitivity ({solver_tol:g} x {l2:.6g}) or fit refuses to release (RuntimeError)",
             ),
-            epsilon_solver=eps_level * (1.0 + 2.0 * sol.distance_bound / l2),
+            epsilon_solver=eps_level * (1.0 + 2.0 * solver_tol),
+            attributes=tuple(a for a in self._release_attributes if hasattr(self, a)),
+            noise=f"Laplace(lambda = {lam:.6g}) i.i.d. on the {F} coordinates of w; {noise_description(noise)}",
+            notes=self._notes(),
         )
         return self
-
-    def _set_coef(self, w_hat: Array) -> None:
-        self.coef_, self.intercept_ = split_intercept(w_hat, self.fit_intercept, self.intercept_scaling)
 
     def decision_function(self, X: ArrayLike) -> Array:
         """f-hat(x) = <w-hat, phi(x)> (+ intercept)."""
         check_is_fitted(self, "coef_")
-        return self._transform(check_finite_array(X)) @ self.coef_ + self.intercept_
+        return self._transform(self._validate(X, reset=False)) @ self.coef_ + self.intercept_
 
-    def predict(self, X: ArrayLike) -> Array:
-        return np.where(self.decision_function(X) >= 0, 1, -1)
-
-    # evaluation helpers (never release these) --------------------------------------------------
-    def nonprivate_decision_function(self, X: ArrayLike) -> Array:
-        """The non-private SVM f-tilde(x) = <w-tilde, phi(x)>, for utility measurements only: not private."""
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """classes_[1] where f-hat(x) >= 0, classes_[0] elsewhere."""
         check_is_fitted(self, "coef_")
-        w = self._nonprivate.coef
-        Z = self._transform(check_finite_array(X))
+        return self.classes_[(self.decision_function(X) >= 0).astype(np.intp)]
+
+    # evaluation helpers (keep_nonprivate=True only; never release these) ------------------------
+    def _require_nonprivate(self, what: str) -> ERMSolution:
+        check_is_fitted(self, "coef_")
+        if not self.keep_nonprivate:
+            raise AttributeError(f"{what} needs the non-private solution: fit with keep_nonprivate=True (evaluation "
+                                 "and audits only; such an object is not a release)")
+        return self.nonprivate_
+
+    def nonprivate_decision_function(self, X: ArrayLike) -> Array:
+        """The non-private SVM f-tilde(x) = <w-tilde, phi(x)> (keep_nonprivate=True; utility measurements only)."""
+        w = self._require_nonprivate("nonprivate_decision_function").coef
+        Z = self._transform(self._validate(X, reset=False))
         if self.fit_intercept:
             return Z @ w[:-1] + w[-1] * self.intercept_scaling
         return Z @ w
 
-    @property
-    def nonprivate_solution(self) -> ERMSolution:
-        """The non-private minimiser and its certificate (evaluation only: not private)."""
-        check_is_fitted(self, "coef_")
-        return self._nonprivate
+    def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None,
+                        noise_scale: float | None = None) -> Array:
+        """``n_draws`` further releases w-tilde + mu from the kept non-private solution (keep_nonprivate=True; audits,
+        Monte Carlo), drawn exactly as :meth:`fit` draws its release (same noise mode).
 
-    def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
-        """``n_draws`` further releases w-tilde + mu from the cached non-private solution (audits, Monte Carlo).
-
-        Each row is distributed exactly as the released vector of a fresh :meth:`fit` (including the
-        intercept component when ``fit_intercept``); the solve is not repeated.  With ``epsilon`` the
-        noise is recalibrated to that level (lambda scales as 1/epsilon), so one solve serves a whole
-        privacy sweep.
+        Each row is distributed as the released vector of a fresh :meth:`fit` (including the intercept component
+        when ``fit_intercept``); the solve is not repeated.  With ``epsilon`` the noise is recalibrated to that
+        level (lambda scales as 1/epsilon), so one solve serves a whole privacy sweep; with ``noise_scale`` the
+        noise has that lambda whatever it guarantees (utility sweeps, audits' negative controls).
         """
-        check_is_fitted(self, "coef_")
-        w = self._nonprivate.coef
+        w = self._require_nonprivate("sample_releases").coef
         lam = self.noise_scale_
+        if epsilon is not None and noise_scale is not None:
+            raise ValueError("give epsilon or noise_scale, not both")
         if epsilon is not None:
             if self.noise_scale is not None:
                 raise ValueError("epsilon cannot recalibrate an explicitly given noise_scale")
             lam = self.sensitivity_l1_ / check_epsilon(epsilon)
-        return w + laplace_vector(lam, (int(n_draws), w.shape[0]), random_state)
+        if noise_scale is not None:
+            lam = check_positive(noise_scale, "noise_scale")
+        center = np.broadcast_to(w, (int(n_draws), w.shape[0]))
+        return noise_release(center, "laplace", lam, noise=self.noise, random_state=random_state)
 
 
 class PrivateSVMFinite(_OutputPerturbedSVM):
@@ -181,7 +244,7 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
     feature_map : None, fitted transformer or callable
         None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
         :class:`~dpkernels.random_features.RandomFourierFeatures`) supplies its own bound kappa.  Any other
-        callable needs ``data_norm``.
+        callable needs ``data_norm``.  The map is public (fitted on public data or data-independent).
     data_norm : float or None
         kappa, a bound on ||phi(x)||_2 over *all possible* inputs.  When None and no bound is known it is
         taken from the data, with a :class:`~dpkernels.PrivacyLeakWarning` (that choice leaks).
@@ -193,17 +256,28 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         lambda; None uses Theorem 10.  With a given lambda the guarantee is epsilon = Delta_1 / lambda.
     solver_tol : float
         Largest certified solver error, relative to the L2 sensitivity, accepted before release.
-    random_state : numpy.random.Generator, int or None
-        Source of the Laplace noise.
+    classes : sequence of two labels or None
+        The public label set (index 0 plays -1, index 1 plays +1).  None: {-1, +1} when the labels are -1/+1,
+        else inferred from y with a :class:`~dpkernels.PrivacyLeakWarning`.
+    noise : {"lattice", "continuous"}
+        How the Laplace noise is drawn (module docstring); "continuous" is not floating-point safe.
+    keep_nonprivate : bool
+        Keep the non-private minimiser as ``nonprivate_`` for evaluation and audits (the object is then not a
+        release).
+    random_state : numpy.random.Generator, int, SeedSequence or None
+        Source of the Laplace noise; None draws from operating-system entropy.  A seed is for reproduction only.
 
     Attributes
     ----------
     coef_ : w-hat (the release); intercept_ ; noise_scale_ : lambda ; sensitivity_l1_, sensitivity_l2_ :
-    Lemma 9's bounds ; kappa_ ; guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee`.
+    Lemma 9's bounds ; kappa_ : the norm bound used (with the intercept feature) ; feature_kappa_ : the bound on
+    ||phi(x)|| (the clipping radius of predict) ; classes_ ; guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee` ;
+    nonprivate_ : the certified non-private solution (keep_nonprivate=True only).
     """
 
     _statement = "Rubinstein et al. (2012) Theorem 10"
     _released = "w-hat = w-tilde + Laplace(lambda)^F (the feature map is public)"
+    _release_attributes = _OutputPerturbedSVM._release_attributes + ("feature_kappa_",)
 
     def __init__(
         self,
@@ -219,6 +293,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         intercept_scaling: float = 1.0,
         noise_scale: float | None = None,
         solver_tol: float = 1e-3,
+        classes: object = None,
+        noise: str = "lattice",
+        keep_nonprivate: bool = False,
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
@@ -232,6 +309,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         self.intercept_scaling = intercept_scaling
         self.noise_scale = noise_scale
         self.solver_tol = solver_tol
+        self.classes = classes
+        self.noise = noise
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
     def _map(self) -> Callable[[Array], Array]:
@@ -245,6 +325,11 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         raise ValueError("feature_map must be None, a fitted transformer or a callable")
 
     def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
+        fm_state = getattr(self.feature_map, "random_state", None)
+        if isinstance(fm_state, np.random.Generator) and fm_state is self.random_state:
+            raise ValueError("feature_map holds the generator that draws the noise (random_state): a pickle of this "
+                             "estimator (its parameters) would carry the generator's state, from which the noise can be "
+                             "rewound; fit the feature map with its own generator or set its random_state to None")
         Phi = np.asarray(self._map()(X), dtype=np.float64)
         if Phi.ndim != 2 or len(Phi) != len(X):
             raise ValueError(f"phi(X) must be a 2-d array with one row per example, got shape {Phi.shape}")
@@ -263,9 +348,10 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
                 PrivacyLeakWarning,
                 stacklevel=3,
             )
+            if kappa == 0.0:  # all-zero data: any positive bound is valid, the release is pure noise around 0
+                kappa = 1.0
         Phi = check_row_norms(Phi, kappa, clip=self.clip, what="feature norms ||phi(x)||", norms=norms)
         self.feature_kappa_ = kappa
-        self.feature_bound_ = float(max(Phi.max(), -Phi.min()))
         return Phi, kappa
 
     def _transform(self, X: Array) -> Array:
@@ -290,17 +376,20 @@ class PrivateSVM(_OutputPerturbedSVM):
         Kernel bandwidth (RBF: exp(-||D||^2 / (2 sigma^2))).
     n_components : int
         d-hat, the number of frequencies (2 d-hat features).
-    loss, huber_h, fit_intercept, intercept_scaling, noise_scale, solver_tol, random_state :
-        as for :class:`PrivateSVMFinite`; the default lambda is Corollary 12's.
+    loss, huber_h, fit_intercept, intercept_scaling, noise_scale, solver_tol, classes, noise, keep_nonprivate,
+    random_state : as for :class:`PrivateSVMFinite`; the default lambda is Corollary 12's.  The frequencies are drawn
+    from ``random_state`` too (they are data-independent and released).
 
     Attributes
     ----------
-    coef_ : w-hat in R^{2 d-hat} ; frequencies_ : rho_1..rho_d-hat (released with coef_) ;
-    noise_scale_, sensitivity_l1_, sensitivity_l2_, guarantee_ as for :class:`PrivateSVMFinite`.
+    coef_ : w-hat in R^{2 d-hat} ; frequencies_ : rho_1..rho_d-hat (released with coef_) ; rff_ : the fitted
+    random-feature map (frequencies and kernel, no generator) ; noise_scale_, sensitivity_l1_, sensitivity_l2_,
+    kappa_, classes_, guarantee_, nonprivate_ as for :class:`PrivateSVMFinite`.
     """
 
     _statement = "Rubinstein et al. (2012) Corollary 12"
     _released = "w-hat = w-tilde + Laplace(lambda)^{2 d-hat} and the frequencies rho_1..rho_d-hat (data-independent)"
+    _release_attributes = _OutputPerturbedSVM._release_attributes + ("frequencies_", "rff_")
 
     def __init__(
         self,
@@ -316,6 +405,9 @@ class PrivateSVM(_OutputPerturbedSVM):
         intercept_scaling: float = 1.0,
         noise_scale: float | None = None,
         solver_tol: float = 1e-3,
+        classes: object = None,
+        noise: str = "lattice",
+        keep_nonprivate: bool = False,
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
@@ -329,12 +421,17 @@ class PrivateSVM(_OutputPerturbedSVM):
         self.intercept_scaling = intercept_scaling
         self.noise_scale = noise_scale
         self.solver_tol = solver_tol
+        self.classes = classes
+        self.noise = noise
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
     def _fit_features(self, X: Array, rng: np.random.Generator) -> tuple[Array, float]:
-        self.rff_ = RandomFourierFeatures(self.kernel, self.sigma, self.n_components, random_state=rng).fit(X)
-        self.frequencies_ = self.rff_.frequencies_
-        return self.rff_.transform(X), 1.0
+        rff = RandomFourierFeatures(self.kernel, self.sigma, self.n_components, random_state=rng).fit(X)
+        rff.set_params(random_state=None)  # the release must not hold the generator that draws the noise
+        self.rff_ = rff
+        self.frequencies_ = rff.frequencies_
+        return rff.transform(X), 1.0
 
     def _transform(self, X: Array) -> Array:
         return self.rff_.transform(X)

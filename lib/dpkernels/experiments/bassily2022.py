@@ -1,0 +1,679 @@
+"""Experiments for Bassily, Mohri and Suresh (2022); used by ``notebooks/bassily2022.py``.
+
+The paper has no experiments.  Each function measures one of its claims (or a property of our substitutes) and
+returns a :class:`pandas.DataFrame` (or a dict) of measured numbers next to the calculators of
+:mod:`dpkernels.bounds.bassily`; the notebook turns them into ``checks.csv`` rows, tables and figures.  The verdict
+criteria specific to this paper (:func:`grows`, :func:`does_not_grow`, :func:`audit_lower_bound_delta`) live here,
+each unit-tested with a case where it must fail.
+
+Synthetic data with a known margin (:func:`margin_data`): x = a y u + sqrt(r^2 - a^2) s with u a random unit vector,
+y uniform in {-1, +1} and s uniform on the unit sphere of u's orthogonal complement, so ||x|| = r and y <u, x> = a
+for every point: w = u has margin a and R-hat^rho_S(u) = L-hat^rho_S(u) = 0 for rho <= a.  The population error of
+any linear classifier w is exact (:func:`population_error`): y <w, x> = a <w, u> + sqrt(r^2 - a^2) ||w_perp|| t with
+(t + 1) / 2 ~ Beta((d - 2) / 2, (d - 2) / 2), so no test set (of d = 10^5 columns) is needed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from numpy.typing import NDArray
+from scipy import stats
+from sklearn.svm import LinearSVC
+
+from dpkernels._validation import PrivacyLeakWarning, check_random_state
+from dpkernels.accounting import compose, gaussian_epsilon, gaussian_sigma
+from dpkernels.audit import AuditResult, clopper_pearson, epsilon_lower_bound
+from dpkernels.bounds import bassily as B
+from dpkernels.datasets import load_adult, load_kddcup99
+from dpkernels.jl import SparseJL, make_jl
+from dpkernels.kernels import RBFKernel
+from dpkernels.mechanisms.bassily import (
+    ExponentialMarginClassifier,
+    PrivateKernelMarginClassifier,
+    PrivateMarginClassifier,
+    PrivateMarginSelection,
+    calibrate_noisy_gd,
+    gradient_sensitivity,
+    noisy_projected_gd,
+    project_rows,
+    rho_hinge_loss,
+)
+from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation
+from dpkernels.mechanisms.rubinstein import PrivateSVMFinite
+from dpkernels.random_features import rff_paired
+from dpkernels.verdicts import Z_AGREE
+
+Array = NDArray[np.float64]
+
+__all__ = [
+    "MarginData",
+    "margin_data",
+    "population_error",
+    "grows",
+    "does_not_grow",
+    "difference_z",
+    "audit_lower_bound_delta",
+    "calculator_table",
+    "theorem_4_1_experiment",
+    "jl_distortion_experiment",
+    "jl_timing",
+    "audit_algorithm_2",
+    "audit_algorithm_1",
+    "theorem_3_2_experiment",
+    "KernelMarginData",
+    "kernel_margin_data",
+    "theorem_4_2_experiment",
+    "k_experiment",
+    "make_baselines",
+    "dimension_experiment",
+    "real_data",
+    "margin_curves",
+    "rho_selection_experiment",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# criteria (unit-tested in tests/test_bassily.py with cases where they must fail)
+# ----------------------------------------------------------------------------------------------
+def difference_z(mean_a: float, se_a: float, mean_b: float, se_b: float) -> float:
+    """z of mean_b - mean_a through the standard error of the difference (inf when both are exact and differ)."""
+    se = math.hypot(float(se_a), float(se_b))
+    diff = float(mean_b) - float(mean_a)
+    if se > 0:
+        return diff / se
+    return 0.0 if diff == 0 else math.copysign(math.inf, diff)
+
+
+def grows(mean_small: float, se_small: float, mean_large: float, se_large: float, threshold: float = Z_AGREE) -> bool:
+    """The error at the largest d exceeds the error at the smallest d by more than ``threshold`` standard errors of the
+    difference (the claim "the baselines' error grows with d")."""
+    return difference_z(mean_small, se_small, mean_large, se_large) > threshold
+
+
+def does_not_grow(mean_small: float, se_small: float, mean_large: float, se_large: float,
+                  threshold: float = Z_AGREE) -> bool:
+    """The claim of dimension independence: the error at the largest d is not larger than at the smallest d by more
+    than ``threshold`` standard errors of the difference."""
+    return not grows(mean_small, se_small, mean_large, se_large, threshold)
+
+
+def audit_lower_bound_delta(scores_d: Array, scores_dprime: Array, delta: float, alpha: float = 0.05,
+                            random_state: object = 0) -> AuditResult:
+    """:func:`dpkernels.audit.epsilon_lower_bound` for an (epsilon, delta) claim: P_D(S) <= e^eps P_D'(S) + delta gives
+    eps >= log((p_lower - delta) / q_upper) on the evaluation half (the threshold is chosen on the other half as there)."""
+    res = epsilon_lower_bound(scores_d, scores_dprime, alpha=alpha, random_state=random_state)
+    n = res.n_eval
+    k1, k2 = int(round(res.p_hat * n)), int(round(res.q_hat * n))
+    p_lo, _ = clopper_pearson(k1, n, alpha)
+    _, q_hi = clopper_pearson(k2, n, alpha)
+    lb = math.log((p_lo - delta) / q_hi) if p_lo - delta > 0 else 0.0
+    return AuditResult(max(0.0, lb), res.epsilon_hat, res.threshold, res.direction, res.p_hat, res.q_hat, n, alpha)
+
+
+# ----------------------------------------------------------------------------------------------
+# data with a known margin
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class MarginData:
+    """Rows of norm r with margin a along the unit vector u (module docstring)."""
+
+    X: Array
+    y: Array
+    u: Array
+    margin: float
+    r: float
+
+
+def margin_data(m: int, d: int, margin: float = 0.3, r: float = 1.0, random_state: object = None) -> MarginData:
+    """m points of :class:`MarginData` in R^d (d >= 3), y uniform in {-1, +1}."""
+    if d < 3:
+        raise ValueError("d must be >= 3")
+    if not 0 < margin < r:
+        raise ValueError("need 0 < margin < r")
+    rng = check_random_state(random_state)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    y = np.where(rng.integers(0, 2, size=m) == 1, 1.0, -1.0)
+    X = rng.standard_normal((m, d))
+    b = math.sqrt(r * r - margin * margin)
+    step = max(1, (1 << 22) // d)  # row blocks: no m x d temporaries (d = 10^5 columns)
+    for s in range(0, m, step):
+        blk = X[s:s + step]
+        blk -= np.outer(blk @ u, u)
+        blk *= (b / np.linalg.norm(blk, axis=1))[:, None]
+        blk += np.outer(margin * y[s:s + step], u)
+    return MarginData(X, y, u, margin, r)
+
+
+def population_error(coef: Array, data: MarginData) -> float:
+    """P(y <w, x> <= 0) under :func:`margin_data`'s distribution, exactly (module docstring)."""
+    w = np.asarray(coef, dtype=np.float64).ravel()
+    d = w.shape[0]
+    wu = float(w @ data.u)
+    wp = math.sqrt(max(float(w @ w) - wu * wu, 0.0))
+    b = math.sqrt(data.r**2 - data.margin**2)
+    if wp == 0.0:
+        return 0.0 if wu > 0 else 1.0
+    c = data.margin * wu / (b * wp)  # error iff t <= -c
+    a = (d - 2) / 2.0
+    return float(stats.beta(a, a).cdf(np.clip((1.0 - c) / 2.0, 0.0, 1.0)))
+
+
+# ----------------------------------------------------------------------------------------------
+# calculators
+# ----------------------------------------------------------------------------------------------
+def calculator_table() -> pd.DataFrame:
+    """Each calculator at a few settings (exact numbers; the notebook prints them in an NBVAL_CHECK_OUTPUT cell)."""
+    rows = []
+    for m in (1000, 10**5):
+        for eps in (0.1, 1.0):
+            rows.append({"statement": "Algorithm 2, step 1: k", "setting": f"m={m}, eps={eps:g}, delta=1e-6, beta=0.05",
+                         "value": B.algorithm_2_k(eps, 1e-6, m, 0.05)})
+    for lr in (1.0, 3.0, 10.0):
+        k = B.theorem_3_1_k(lr, 1.0, 1.0, 1000, 0.05)
+        rows.append({"statement": "Algorithm 1, step 1: k", "setting": f"Lambda r / rho={lr:g}, m=1000, beta=0.05", "value": k})
+        rows.append({"statement": "Algorithm 1, step 4: log10 |C|, |C| <= (1 + 40 Lambda r / rho)^k", "setting": f"Lambda r / rho={lr:g}, k={k}",
+                     "value": B.algorithm_1_log10_cover_size(lr, 1.0, 1.0, k)})
+    for m in (100, 200, 1000):
+        rows.append({"statement": "Algorithm 3, step 2: D = m^2 log(2m/beta)", "setting": f"m={m}, beta=0.05", "value": B.algorithm_3_D(m, 0.05)})
+        rows.append({"statement": "Algorithm 3: feature matrix (GB)", "setting": f"m={m}", "value": B.algorithm_3_feature_bytes(m, 0.05) / 1e9})
+        rows.append({"statement": "Theorem 4.1 at Algorithm 3's D (= 2 r^2 / m)", "setting": f"m={m}, r=1",
+                     "value": B.theorem_4_1_bound(1.0, m, 0.05, B.algorithm_3_D(m, 0.05))})
+    for m in (10**3, 10**4, 10**5):
+        rows.append({"statement": "Theorem 3.2 / 4.2: O~ term, constant 1", "setting": f"Lambda r / rho=3, eps=1, m={m}",
+                     "value": B.theorem_3_2_bound(0.0, 3.0, 1.0, 1.0, 1.0, m)})
+    for L in (1, 2, 3):
+        rows.append({"statement": "Theorem 5.1: k per layer", "setting": f"L={L}, r=Lambda=1, rho=0.1, m=1e4",
+                     "value": B.theorem_5_1_k(1.0, 1.0, L, 0.1, 10**4, 0.05)})
+        rows.append({"statement": "Theorem 5.1: bound (COLT22 / seed)", "setting": f"L={L}, N=100, m=1e6, eps=1",
+                     "value": f"{B.theorem_5_1_bound(0, 1, 1, L, 100, 0.1, 1, 10**6, 0.05):.4g} / "
+                              f"{B.theorem_5_1_bound(0, 1, 1, L, 100, 0.1, 1, 10**6, 0.05, variant='seed'):.4g}"})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Theorem 4.1
+# ----------------------------------------------------------------------------------------------
+def theorem_4_1_experiment(ms: Sequence[int], Ds: Sequence[int], reps: int, beta: float = 0.05, d: int = 5,
+                           sigma: float = 1.0, r: float = 1.0, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)| over ``reps`` draws of the frequencies, for m points uniform in
+    the unit ball of R^d and K = r^2 exp(-||x - x'||^2 / (2 sigma^2)); D from ``Ds`` and Algorithm 3's D for each m.
+    Also the largest | ||psi(x)|| - r |.  One joblib task per (m, D) (independent seeds)."""
+    kern = RBFKernel(sigma)
+    points = {}
+    for i, m in enumerate(ms):
+        rng = np.random.default_rng([random_state, i])
+        X = rng.standard_normal((m, d))
+        points[m] = X * (rng.uniform(size=m) ** (1 / d) / np.linalg.norm(X, axis=1))[:, None]
+    jobs = [(m, D) for m in ms for D in sorted(set(list(Ds) + [B.algorithm_3_D(m, beta)]))]
+
+    def one(j: int, m: int, D: int) -> dict:
+        rng = np.random.default_rng([random_state, 1000 + j])
+        X = points[m]
+        K = r * r * kern(X)
+        off = ~np.eye(m, dtype=bool)
+        devs, norm_err = np.empty(reps), 0.0
+        for t in range(reps):
+            psi = r * rff_paired(X, kern.sample_frequencies(D, d, rng))
+            devs[t] = float(np.abs(psi @ psi.T - K)[off].max())
+            norm_err = max(norm_err, float(np.abs(np.linalg.norm(psi, axis=1) - r).max()))
+        bound = B.theorem_4_1_bound(r, m, beta, D)
+        return {"m": m, "D": D, "theorem_D": D == B.algorithm_3_D(m, beta), "reps": reps, "bound": bound,
+                "bound_hoeffding": B.theorem_4_1_bound_hoeffding(r, m, beta, D), "median_dev": float(np.median(devs)),
+                "max_dev": float(devs.max()), "failures": int((devs > bound).sum()), "max_norm_error": norm_err}
+
+    return pd.DataFrame(Parallel(n_jobs=n_jobs)(delayed(one)(j, m, D) for j, (m, D) in enumerate(jobs)))
+
+
+# ----------------------------------------------------------------------------------------------
+# JL transforms
+# ----------------------------------------------------------------------------------------------
+JL_KINDS = {"rademacher": {}, "gaussian": {}, "sparse (1/3)": {"density": 1.0 / 3.0}, "very sparse (1/sqrt d)": {"density": "auto"},
+            "srht": {}}
+
+
+def _jl(kind: str, k: int, rng: np.random.Generator):
+    if kind.startswith("sparse") or kind.startswith("very sparse"):
+        return SparseJL(n_components=k, random_state=rng, **JL_KINDS[kind])
+    return make_jl(kind, k, rng)
+
+
+def _jl_inputs(kind: str, n: int, d: int, rng: np.random.Generator) -> Array:
+    if kind == "dense":
+        X = rng.standard_normal((n, d))
+    elif kind == "one-hot":
+        X = np.zeros((n, d))
+        X[np.arange(n), rng.choice(d, size=n, replace=False)] = 1.0
+        # pairs with a known inner product: half the rows share a second coordinate with the next row
+        X[1::2] += X[0::2]
+    else:
+        raise ValueError(kind)
+    return X / np.linalg.norm(X, axis=1)[:, None]
+
+
+def jl_distortion_experiment(ks: Sequence[int], d: int, n_points: int, reps: int, beta: float = 0.05,
+                             kinds: Sequence[str] = tuple(JL_KINDS), inputs: Sequence[str] = ("dense", "one-hot"),
+                             n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """For each transform, input type and k: over ``reps`` draws of Phi, the largest relative squared-norm distortion
+    |(||Phi x||^2 - ||x||^2) / ||x||^2| and the largest inner-product error |<Phi x, Phi x'> - <x, x'>| over the
+    ``n_points`` unit vectors, against the dense JL bound :func:`dpkernels.bounds.bassily.jl_norm_distortion`.
+    One joblib task per (input, transform) (independent seeds)."""
+    vectors = {inp: _jl_inputs(inp, n_points, d, np.random.default_rng([random_state, i])) for i, inp in enumerate(inputs)}
+
+    def one(j: int, inp: str, kind: str) -> list[dict]:
+        rng = np.random.default_rng([random_state, 1000 + j])
+        X = vectors[inp]
+        G = X @ X.T
+        iu = np.triu_indices(n_points, 1)
+        out = []
+        for k in ks:
+            norms, ips = np.empty(reps), np.empty(reps)
+            for t in range(reps):
+                Z = _jl(kind, k, rng).fit(X[:1]).transform(X)
+                norms[t] = float(np.abs(np.einsum("ij,ij->i", Z, Z) - 1.0).max())
+                ips[t] = float(np.abs((Z @ Z.T - G)[iu]).max())
+            bound = B.jl_norm_distortion(k, n_points, beta)
+            out.append({"vectors": inp, "projection": kind, "k": k, "reps": reps, "bound": bound,
+                        "median_norm_distortion": float(np.median(norms)), "max_norm_distortion": float(norms.max()),
+                        "failures": int((norms > bound).sum()), "median_ip_error": float(np.median(ips))})
+        return out
+
+    jobs = [(inp, kind) for inp in inputs for kind in kinds]
+    parts = Parallel(n_jobs=n_jobs)(delayed(one)(j, inp, kind) for j, (inp, kind) in enumerate(jobs))
+    return pd.DataFrame([r for part in parts for r in part])
+
+
+def jl_timing(d: int, m: int, ks: Sequence[int], random_state: int = 0) -> pd.DataFrame:
+    """Wall time of fit + transform of m rows for each transform and k (ONE run, on whatever the machine is doing; the
+    benchmark in benchmarks/bench_bassily2022.py repeats it)."""
+    rng = np.random.default_rng(random_state)
+    X = rng.standard_normal((m, d))
+    rows = []
+    for kind in ("rademacher", "srht"):
+        for k in ks:
+            t0 = time.perf_counter()
+            make_jl(kind, k, rng).fit(X[:1]).transform(X)
+            rows.append({"projection": kind, "d": d, "m": m, "k": k, "seconds": time.perf_counter() - t0})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# privacy audits
+# ----------------------------------------------------------------------------------------------
+def _adversarial_point(projection, d: int, r: float) -> Array:
+    """The unit-norm direction (times r) that the JL map stretches most: r times the top right singular vector of
+    Phi, so that ||Phi x|| is as large as possible (the projection onto B^k(2r) then binds)."""
+    Phi = projection.adjoint(np.eye(int(projection.n_components)))  # (k, d) rows of Phi
+    _, _, Vt = np.linalg.svd(np.atleast_2d(Phi), full_matrices=False)
+    return r * Vt[0]
+
+
+def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, n_iter: int = 1, m: int = 20,
+                      d: int = 16, r: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, alpha: float = 0.05,
+                      random_state: int = 0) -> pd.DataFrame:
+    """A statistical privacy audit of :class:`PrivateMarginClassifier` on an adversarial pair, with k = 1.
+
+    Pair: D = {(x*, +1)} plus m - 1 rows x = 0 (label +1; their subgradients vanish), D' flips the first label.  x* is
+    r times the top right singular vector of Phi (public: data-independent), so Phi x* is projected to norm exactly 2r
+    and the averaged gradients differ by 2L/m, the calibrated sensitivity.  With a learning rate small enough that
+    |w_t z*| stays far below rho (all T steps in the linear regime), the released w-tilde is Gaussian and the pair's
+    exact privacy loss at delta is that of N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
+    / (6T)) (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
+    (the same pair; must be detected above epsilon)."""
+    probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+                                    n_iter=n_iter, keep_nonprivate=True, random_state=random_state)
+    probe.fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
+    x_star = _adversarial_point(probe.nonprivate_.projection, d, r)
+    X = np.vstack([x_star, np.zeros((m - 1, d))])
+    y1, y2 = np.ones(m), np.r_[-1.0, np.ones(m - 1)]
+    sigma, T = probe.noise_sigma_, probe.n_iter_
+    L = 2 * r / rho
+    # a learning rate keeping 6 standard deviations of |w_T| 2r below rho (linear regime; see the docstring)
+    eta = rho / (2 * r * 6 * (sigma * math.sqrt(T) + T * 2 * L / m))
+    fits = [PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+                                    n_iter=n_iter, learning_rate=eta, keep_nonprivate=True, random_state=random_state).fit(X, y)
+            for y in (y1, y2)]
+    s1, s2 = fits[0].nonprivate_, fits[1].nonprivate_
+    if not np.array_equal(s1.projection.components_, probe.nonprivate_.projection.components_):
+        raise RuntimeError("the audited pair does not share the JL map")
+    z_star = float(s1.Z[0, 0])
+    g_diff = abs(2 * z_star / (rho * m))
+    shift = eta * g_diff * (T + 1) / 2.0
+    spread = math.sqrt((T + 1) * (2 * T + 1) / (6.0 * T))
+    rows = []
+    rng = np.random.default_rng(random_state + 1)
+    for label, sig in (("as calibrated", sigma), ("negative control: sigma / 2", sigma / 2)):
+        a = s1.sample_releases(n_releases, rng, sigma=sig)[:, 0] * math.copysign(1.0, z_star)
+        b = s2.sample_releases(n_releases, rng, sigma=sig)[:, 0] * math.copysign(1.0, z_star)
+        res = audit_lower_bound_delta(a, b, delta, alpha=alpha, random_state=random_state)
+        max_abs = float(max(np.abs(a).max(), np.abs(b).max()) * 2 * r)
+        rows.append({"mechanism": label, "n_iter": T, "sigma": sig, "epsilon_claimed": epsilon, "delta": delta,
+                     "epsilon_accounted": fits[0].epsilon_accounted_ if sig == sigma else gaussian_epsilon(sig, delta, math.sqrt(T) * gradient_sensitivity(L, m)),
+                     "epsilon_pair_exact": gaussian_epsilon(eta * sig * spread, delta, shift),
+                     "epsilon_lb": res.epsilon_lb, "epsilon_hat": res.epsilon_hat, "n_releases": n_releases,
+                     "pair_sensitivity_ratio": g_diff / gradient_sensitivity(L, m), "linear_regime": max_abs < rho,
+                     "max_abs_margin": max_abs})
+    return pd.DataFrame(rows)
+
+
+def audit_algorithm_1(n_releases: int, epsilon: float = 1.0, m: int = 20, d: int = 16, r: float = 1.0,
+                      rho: float = 0.5, Lambda: float = 1.0, n_support: int = 3, alpha: float = 0.05,
+                      random_state: int = 0) -> pd.DataFrame:
+    """A statistical privacy audit of :class:`ExponentialMarginClassifier` (k = 1) with the exact privacy loss of the pair.
+
+    Pair: D = {(x*, +1)} plus ``n_support`` copies of (x*, +1) plus zero rows; D' flips the first label (x* as in
+    :func:`audit_algorithm_2`).  The copies make the cover points with c <x*> < -rho' unlikely under D', where the
+    flipped row lowers their count: the log-ratio approaches epsilon there.  The exact loss is the largest
+    |log P_D(c) - log P_D'(c)| over the cover (enumeration); the audit draws releases with the mechanism's own exact
+    sampler.  Negative control: the same pair sampled with 2 epsilon (half the Gumbel noise), claimed epsilon."""
+    def mk() -> ExponentialMarginClassifier:
+        return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+                                           keep_nonprivate=True, random_state=random_state)
+
+    probe = mk().fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
+    proj = probe.nonprivate_.projection  # data-independent: the same Phi for every data set under this seed
+    x_star = _adversarial_point(proj, d, r)
+    X = np.vstack([np.repeat(x_star[None], 1 + n_support, axis=0), np.zeros((m - 1 - n_support, d))])
+    y1 = np.ones(m)
+    y2 = y1.copy()
+    y2[0] = -1.0
+    f1, f2 = mk().fit(X, y1), mk().fit(X, y2)
+    c1, c2 = f1.nonprivate_, f2.nonprivate_
+    z_star = float(proj.transform(x_star[None])[0, 0])
+    rows = []
+    rng = np.random.default_rng(random_state + 1)
+    for label, eps_run in (("as calibrated", epsilon), ("negative control: 2 epsilon (half the noise)", 2 * epsilon)):
+        s1 = type(c1)(c1.cover, c1.counts, eps_run, c1.projection)
+        s2 = type(c2)(c2.cover, c2.counts, eps_run, c2.projection)
+        exact = float(np.abs(s1.log_probabilities() - s2.log_probabilities()).max())
+        a = s1.cover[s1.sample_indices(n_releases, rng), 0] * z_star
+        b = s2.cover[s2.sample_indices(n_releases, rng), 0] * z_star
+        res = epsilon_lower_bound(a, b, alpha=alpha, random_state=random_state)
+        rows.append({"mechanism": label, "epsilon_claimed": epsilon, "epsilon_pair_exact": exact, "epsilon_lb": res.epsilon_lb,
+                     "epsilon_hat": res.epsilon_hat, "n_releases": n_releases, "cover_size": len(c1.cover)})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Theorem 3.2 and Theorem 4.2 against measured error
+# ----------------------------------------------------------------------------------------------
+def _margin_fit(data: MarginData, seed: int, **params) -> PrivateMarginClassifier:
+    return PrivateMarginClassifier(data_norm=data.r, random_state=seed, **params).fit(data.X, data.y)
+
+
+def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin: float = 0.5, epsilon: float = 1.0,
+                           delta: float = 1e-6, beta: float = 0.05, k_constant: float = 1.0, max_iter: int = 200,
+                           n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """Population error of Algorithm 2 (paper's k with ``k_constant``) on :func:`margin_data` with rho = margin, Lambda =
+    1, r = 1: min_{B^d(1)} L-hat^rho_S = 0 (w = u), so Theorem 3.2's bound is its O~ term; we evaluate it with constant 1
+    and log factor sqrt(log(m / beta)) (our choice) and report the constant that each run would need."""
+
+    def one(m: int, s: int) -> dict:
+        data = margin_data(m, d, margin, random_state=random_state + 1000 * s + m)
+        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, Lambda=1.0, beta=beta,
+                          k_constant=k_constant, max_iter=max_iter, keep_nonprivate=True)
+        err = population_error(est.coef_, data)
+        o_term = B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m)
+        st = est.nonprivate_
+        L = B.rho_hinge_lipschitz(2.0, margin)
+        return {"m": m, "seed": s, "k": est.n_components_, "n_iter": est.n_iter_, "error": err,
+                "train_error": float(np.mean(est.predict(data.X) != data.y)),
+                # the substitute's excess empirical rho-hinge loss on S_Phi is at most its loss (the minimum is >= 0)
+                "hinge_loss_compressed": float(rho_hinge_loss(st.Z, st.y, st.w, margin)[0]),
+                "hinge_bound_substitute": B.noisy_gd_excess_risk(2.0, L, st.sigma, est.n_components_, st.n_iter, st.learning_rate),
+                "bound": B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m, log_factor=math.sqrt(math.log(m / beta))),
+                "implied_constant": err / o_term}
+
+    rows = Parallel(n_jobs=n_jobs)(delayed(one)(m, s) for m in ms for s in range(seeds))
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class KernelMarginData:
+    """Points of [-1, 1]^2 with |h*(x)| >= tau, y = sign h*(x), h* = sum_j alpha_j K(c_j, .) of RKHS norm Lambda0."""
+
+    X: Array
+    y: Array
+    tau: float
+    Lambda0: float
+    sigma: float
+
+
+def _h_star(X: Array, centers: Array, alpha: Array, kern: RBFKernel) -> Array:
+    return kern(X, centers) @ alpha
+
+
+def kernel_margin_data(m: int, tau: float = 0.3, sigma: float = 0.5, random_state: object = None,
+                       n_centers: int = 6) -> KernelMarginData:
+    """m points with a known margin tau in the RKHS of exp(-||x - x'||^2 / (2 sigma^2)) (rejection sampling).
+    The centres and signs come from ``random_state``'s first draws, so two calls with the same seed share h*."""
+    rng = check_random_state(random_state)
+    centers = rng.uniform(-1, 1, size=(n_centers, 2))
+    alpha = np.where(np.arange(n_centers) % 2 == 0, 1.0, -1.0)
+    kern = RBFKernel(sigma)
+    lam0 = float(math.sqrt(alpha @ kern(centers) @ alpha))
+    out = np.empty((0, 2))
+    while len(out) < m:
+        cand = rng.uniform(-1, 1, size=(4 * m, 2))
+        out = np.vstack([out, cand[np.abs(_h_star(cand, centers, alpha, kern)) >= tau]])
+    X = out[:m]
+    y = np.sign(_h_star(X, centers, alpha, kern))
+    return KernelMarginData(X, y, tau, lam0, sigma)
+
+
+def theorem_4_2_experiment(m: int, Ds: Sequence[int], seeds: int, n_test: int = 20000, tau: float = 0.3,
+                           sigma: float = 0.5, epsilon: float = 1.0, delta: float = 1e-6, beta: float = 0.05,
+                           n_components: int | None = None, max_iter: int = 200, n_jobs: int = 1,
+                           random_state: int = 0) -> pd.DataFrame:
+    """Test error of Algorithm 3 (Gaussian kernel of bandwidth sigma, r = 1, Lambda = ||h*||_H, rho = tau: the minimum
+    of the empirical rho-hinge loss over H_Lambda is 0) for several D, against Theorem 4.2's O~ term (constant 1, log
+    factor sqrt(log(m / beta)), ours).  Training and test points share h* (one seed); the test error is a Monte Carlo
+    mean over n_test fresh points."""
+    full = kernel_margin_data(m + n_test, tau, sigma, random_state)
+    Xtr, ytr, Xte, yte = full.X[:m], full.y[:m], full.X[m:], full.y[m:]
+
+    def one(D: int, s: int) -> dict:
+        est = PrivateKernelMarginClassifier(epsilon=epsilon, delta=delta, rho=tau, Lambda=full.Lambda0, sigma=sigma,
+                                            kernel_norm=1.0, n_frequencies=D, n_components=n_components, beta=beta,
+                                            max_iter=max_iter, random_state=random_state + s).fit(Xtr, ytr)
+        err = float(np.mean(est.predict(Xte) != yte))
+        return {"m": m, "D": D, "seed": s, "k": est.n_components_, "error": err,
+                "error_se": math.sqrt(err * (1 - err) / n_test),
+                "bound": B.theorem_4_2_bound(0.0, full.Lambda0, 1.0, tau, epsilon, m, log_factor=math.sqrt(math.log(m / beta))),
+                "implied_constant": err / B.theorem_4_2_bound(0.0, full.Lambda0, 1.0, tau, epsilon, m),
+                "theorem_D": est.n_frequencies_theorem_, "Lambda": full.Lambda0}
+
+    rows = Parallel(n_jobs=n_jobs)(delayed(one)(D, s) for D in Ds for s in range(seeds))
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# the dimension independence claim
+# ----------------------------------------------------------------------------------------------
+def k_experiment(ks: Sequence[int], m: int, d: int, seeds: int, margin: float = 0.3, epsilon: float = 1.0,
+                 delta: float = 1e-6, max_iter: int = 200, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """Population error of Algorithm 2 against k (n_components) on :func:`margin_data`, rho = margin: the JL error
+    (falls with k) against the DP-ERM noise (grows with k).  ``ks`` may contain None (the paper's k, constant 1)."""
+
+    def one(k: int | None, s: int) -> dict:
+        data = margin_data(m, d, margin, random_state=random_state + 7919 * s)
+        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, n_components=k, max_iter=max_iter)
+        return {"k_setting": "paper's k" if k is None else str(k), "k": est.n_components_, "seed": s,
+                "error": population_error(est.coef_, data)}
+
+    return pd.DataFrame(Parallel(n_jobs=n_jobs)(delayed(one)(k, s) for k in ks for s in range(seeds)))
+
+
+def make_baselines(output: Sequence[float] = (0.1,), objective: Sequence[float] = (0.1,),
+              svm: Sequence[float] = (1.0,)) -> dict[str, tuple[Callable[..., object], str, tuple[float, ...]]]:
+    """The other papers' mechanisms at the same epsilon (pure epsilon-DP, delta = 0; Huber loss h = 0.5 for Chaudhuri
+    et al.'s, the hinge for Rubinstein et al.'s, data_norm = 1, no intercept), each with a grid of its regulariser
+    (Chaudhuri's Lambda, Rubinstein's C).  Name -> (factory(epsilon, value, seed), parameter name, grid)."""
+    return {
+        "Chaudhuri output perturbation": (
+            lambda eps, v, seed: OutputPerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, random_state=seed),
+            "Lambda", tuple(output)),
+        "Chaudhuri objective perturbation": (
+            lambda eps, v, seed: ObjectivePerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, random_state=seed),
+            "Lambda", tuple(objective)),
+        "Rubinstein PrivateSVM-Finite": (
+            lambda eps, v, seed: PrivateSVMFinite(epsilon=eps, C=v, data_norm=1.0, random_state=seed),
+            "C", tuple(svm)),
+    }
+
+
+def _coef(est: object, X: Array) -> Array:
+    """The linear release of a baseline, checked against its own predict (so an API change fails loudly)."""
+    w = np.asarray(est.coef_, dtype=np.float64).ravel()
+    b = float(np.ravel(getattr(est, "intercept_", 0.0))[0])
+    if b != 0.0:
+        raise ValueError("the baselines are fitted without an intercept")
+    pred = est.predict(X[:50])
+    mine = np.where(X[:50] @ w > 0, 1, -1)
+    ties = X[:50] @ w == 0
+    if not np.all((pred == mine) | ties):
+        raise ValueError(f"{type(est).__name__}.predict disagrees with sign(X coef_)")
+    return w
+
+
+def dimension_experiment(ds: Sequence[int], m: int, seeds: int, margin: float = 0.3, epsilon: float = 1.0,
+                         delta: float = 1e-6, k_values: Sequence[int | None] = (None, 100), max_iter: int = 200,
+                         baselines: dict | None = None, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """Population error against d at fixed m (:func:`margin_data`, rho = margin, Lambda = 1, r = 1) of Algorithm 2 for
+    each of ``k_values`` (None: the paper's k) and of the other papers' mechanisms at the same epsilon (each at every
+    value of its grid; the caller takes the best per d).  One row per (d, seed, method, hyperparameter)."""
+    baselines = make_baselines() if baselines is None else baselines
+
+    def one(d: int, s: int) -> list[dict]:
+        data = margin_data(m, d, margin, random_state=random_state + 104729 * s + d)
+        out = []
+        for k in k_values:
+            t0 = time.perf_counter()
+            est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, n_components=k, max_iter=max_iter)
+            out.append({"d": d, "seed": s, "method": "Algorithm 2 (paper's k)" if k is None else f"Algorithm 2 (k = {k})",
+                        "param": "", "value": np.nan, "k": est.n_components_, "delta": delta,
+                        "error": population_error(est.coef_, data), "seconds": time.perf_counter() - t0})
+        for name, (make, pname, grid) in baselines.items():
+            for v in grid:
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", PrivacyLeakWarning)
+                    est = make(epsilon, v, random_state + s).fit(data.X, data.y)
+                out.append({"d": d, "seed": s, "method": name, "param": pname, "value": v, "k": np.nan, "delta": 0.0,
+                            "error": population_error(_coef(est, data.X), data), "seconds": time.perf_counter() - t0})
+        return out
+
+    jobs = [(d, s) for d in sorted(ds, reverse=True) for s in range(seeds)]  # the large d first (load balance)
+    rows = Parallel(n_jobs=n_jobs)(delayed(one)(d, s) for d, s in jobs)
+    return pd.DataFrame([r for part in rows for r in part])
+
+
+# ----------------------------------------------------------------------------------------------
+# Adult and KDDCup99: margin curves next to the other papers' mechanisms; the private choice of rho
+# ----------------------------------------------------------------------------------------------
+def real_data(name: str, n_train: int, n_test: int, random_state: int = 0) -> tuple[Array, Array, Array, Array]:
+    """A seeded split of Adult (45,222 x 105) or of KDDCup99's 10% file (DoS task, 118 columns), Chaudhuri et al.'s
+    preprocessing (rows of norm <= 1).  Raises :class:`dpkernels.datasets.DatasetUnavailable` without the KDD file."""
+    if name == "adult":
+        ds = load_adult()
+    elif name == "kddcup99":
+        ds = load_kddcup99(target="dos", subsample=n_train + n_test, random_state=random_state)
+    else:
+        raise ValueError(f"unknown data set {name!r}")
+    rng = np.random.default_rng(random_state)
+    idx = rng.permutation(ds.n_samples)
+    if n_train + n_test > len(idx):
+        raise ValueError(f"{name} has {len(idx)} rows, fewer than {n_train} + {n_test}")
+    tr, te = idx[:n_train], idx[n_train:n_train + n_test]
+    return ds.X[tr], ds.y[tr].astype(np.float64), ds.X[te], ds.y[te].astype(np.float64)
+
+
+def _sweep_alg2(Xtr: Array, ytr: Array, Xte: Array, yte: Array, rhos: Sequence[float], epsilon: float, delta: float,
+                k_cap: int, max_iter: int, rng: np.random.Generator, Lambda: float = 1.0, r: float = 1.0) -> list[dict]:
+    """Algorithm 2 for every rho at one epsilon, one JL map, all rho in one vectorised pass (the same computation as
+    :class:`PrivateMarginClassifier` with n_components = min(paper's k, k_cap) for each rho; common random numbers)."""
+    m = len(ytr)
+    k = min(B.algorithm_2_k(epsilon, delta, m, 0.05), int(k_cap))
+    proj = make_jl("rademacher", k, rng).fit(Xtr[:1])
+    Z = project_rows(proj.transform(Xtr), 2 * r)
+    rhos = np.asarray(rhos, dtype=np.float64)
+    L = 2 * r / rhos
+    s1 = gaussian_sigma(epsilon, delta, 1.0)
+    T = B.noisy_gd_iterations(m, k, s1, max_iter)
+    sig = np.array([calibrate_noisy_gd(epsilon, delta, gradient_sensitivity(Lc, m), T) for Lc in L])
+    eta = 2 * Lambda / (np.sqrt(L * L + k * sig * sig) * math.sqrt(T))
+    W = noisy_projected_gd(Z, ytr, rho=rhos, radius=2 * Lambda, sigma=sig, n_iter=T, learning_rate=eta, random_state=rng,
+                           n_chains=len(rhos))
+    Zte = proj.transform(Xte)
+    err = np.mean(np.where(Zte @ W.T > 0, 1.0, -1.0) != yte[:, None], axis=0)
+    return [{"method": "Algorithm 2", "rho": float(rho), "epsilon": epsilon, "delta": delta, "k": k, "n_iter": T,
+             "error": float(e)} for rho, e in zip(rhos, err)]
+
+
+def margin_curves(name: str, n_train: int, n_test: int, rhos: Sequence[float], epsilons: Sequence[float], seeds: int,
+                  delta: float = 1e-6, k_cap: int = 256, max_iter: int = 200, baselines: dict | None = None,
+                  n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """Test error of Algorithm 2 against rho and epsilon on a real data set, and of the other papers' mechanisms (each
+    at every value of its grid) and a non-private LinearSVC, one row per (seed, method, setting)."""
+    Xtr, ytr, Xte, yte = real_data(name, n_train, n_test, random_state)
+    baselines = make_baselines() if baselines is None else baselines
+
+    def one(s: int) -> list[dict]:
+        rng = np.random.default_rng(random_state + 17 * s)
+        out = []
+        for eps in epsilons:
+            for row in _sweep_alg2(Xtr, ytr, Xte, yte, rhos, eps, delta, k_cap, max_iter, rng):
+                out.append({**row, "seed": s, "param": "rho", "value": row["rho"]})
+            for mname, (make, pname, grid) in baselines.items():
+                for v in grid:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", PrivacyLeakWarning)
+                        est = make(eps, v, random_state + 31 * s).fit(Xtr, ytr)
+                    out.append({"method": mname, "epsilon": eps, "delta": 0.0, "seed": s, "param": pname, "value": v,
+                                "error": float(np.mean(est.predict(Xte) != yte))})
+        return out
+
+    rows = [r for part in Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in range(seeds)) for r in part]
+    svc = LinearSVC(C=1.0).fit(Xtr, ytr)
+    rows.append({"method": "non-private LinearSVC (C = 1)", "epsilon": np.inf, "delta": 0.0, "seed": 0, "param": "C",
+                 "value": 1.0, "error": float(np.mean(svc.predict(Xte) != yte))})
+    df = pd.DataFrame(rows)
+    df["dataset"] = name
+    df["n_train"] = n_train
+    return df
+
+
+def rho_selection_experiment(name: str, n_train: int, n_test: int, rhos: Sequence[float], epsilon: float, seeds: int,
+                             delta: float = 1e-6, k_cap: int = 256, max_iter: int = 200, validation_fraction: float = 0.2,
+                             n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """:class:`PrivateMarginSelection` (ours) over ``rhos`` at total (epsilon, delta): the chosen rho and its test error
+    per seed, with the accounting of the composition (dp-accounting's PLD accountant over the G candidates, each the
+    T-step Gaussian mechanism, against the Gaussian-DP calibration the mechanism uses)."""
+    Xtr, ytr, Xte, yte = real_data(name, n_train, n_test, random_state)
+    mt = n_train - int(round(validation_fraction * n_train))
+    k = min(B.algorithm_2_k(epsilon, delta, mt, 0.05), int(k_cap))
+
+    def one(s: int) -> dict:
+        est = PrivateMarginSelection(rhos=tuple(rhos), epsilon=epsilon, delta=delta, data_norm=1.0, n_components=k,
+                                     validation_fraction=validation_fraction, max_iter=max_iter,
+                                     random_state=random_state + 101 * s).fit(Xtr, ytr)
+        return {"seed": s, "rho_selected": est.rho_, "error": float(np.mean(est.predict(Xte) != yte)), "k": k,
+                "n_iter": est.n_iter_, "epsilon_total": est.guarantee_.epsilon, "delta": delta,
+                "epsilon_accounted_gdp": est.epsilon_accounted_, "sigma_selected": est.noise_sigma_}
+
+    df = pd.DataFrame(Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in range(seeds)))
+    # the composition through dp-accounting's PLD accountant (G events, each T Gaussian steps = one Gaussian with
+    # sensitivity sqrt(T)): an independent check of the Gaussian-DP calibration the mechanism uses
+    G, T = len(rhos), int(df["n_iter"].iloc[0])
+    mult = calibrate_noisy_gd(epsilon, delta, 1.0, G * T)
+    df["epsilon_accounted_pld"] = compose([("gaussian", mult, math.sqrt(T))] * G, delta)
+    df["dataset"] = name
+    return df
