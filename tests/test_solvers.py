@@ -184,6 +184,77 @@ def test_hinge_fast_path_needs_one_warm_start(C, monkeypatch):
     assert np.linalg.norm(sol.coef - ref.coef) <= sol.distance_bound + ref.distance_bound + 1e-8
 
 
+# ----------------------------------------------------------------------------------------------
+# many noise draws at once (objective perturbation), designs
+# ----------------------------------------------------------------------------------------------
+def _one_hot_problem(n=3000, seed=0):
+    """Sparse one-hot rows plus two numeric columns, with duplicated rows (like Adult / KDDCup99)."""
+    from dpkernels.solvers.smooth import Design  # noqa: F401
+
+    rng = np.random.default_rng(seed)
+    cats = rng.integers(0, 4, size=(n, 3))
+    X = np.zeros((n, 38))
+    for j in range(3):
+        X[np.arange(n), 12 * j + cats[:, j]] = 1.0
+    X[:, 36:] = rng.integers(0, 3, size=(n, 2)) / 2.0
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    y = np.where(cats[:, 0] + rng.normal(size=n) > 1.5, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", ["logistic", "huber", "smoothed_hinge"])
+@pytest.mark.parametrize("lam", [1e-4, 1e-2])
+def test_batched_draws_are_each_certified_and_match_newton(loss, lam):
+    """Every draw of the batched solver meets its gtol (its own certificate), and agrees with a Newton solve of the
+    same perturbed problem within the sum of the two certified distances."""
+    from dpkernels.solvers.smooth import solve_smooth_erm_batch
+
+    X, y = _one_hot_problem()
+    L = make_loss(loss)
+    B = np.random.default_rng(1).normal(size=(7, X.shape[1])) * np.array([[1.0], [10.0], [100.0], [1e3], [1.0], [0.0], [3e3]])
+    gtol = 1e-9
+    sol = solve_smooth_erm_batch(X, y, L, lam, B, gtol=gtol)
+    assert sol.converged.all() and np.all(sol.grad_norm <= gtol)
+    for k in range(len(B)):
+        ref = solve_smooth_erm(X, y, L, lam, b=B[k])
+        z = y * (X @ sol.coef[k])
+        grad = X.T @ (y * L.derivative(z)) / len(y) + lam * sol.coef[k] + B[k] / len(y)
+        assert np.linalg.norm(grad) == pytest.approx(sol.grad_norm[k], rel=1e-6, abs=1e-15)
+        assert np.linalg.norm(sol.coef[k] - ref.coef) <= sol.distance_bound[k] + ref.distance_bound + 1e-12
+
+
+def test_batched_solver_falls_back_to_newton():
+    from dpkernels.solvers.smooth import solve_smooth_erm_batch
+
+    X, y = _one_hot_problem(n=500)
+    B = np.random.default_rng(2).normal(size=(3, X.shape[1])) * 50
+    sol = solve_smooth_erm_batch(X, y, Logistic(), 1e-3, B, gtol=1e-10, max_iter=1)
+    assert sol.n_newton > 0 and sol.converged.all()
+
+
+def test_designs_compressed_sparse_and_dense_give_the_same_problem():
+    """Merging duplicate rows into weights and holding X as CSR change the arithmetic, not the objective."""
+    from dpkernels.solvers.smooth import Design
+
+    X, y = _one_hot_problem()
+    dense = Design(X, y, sparse_mode=False)
+    packed = Design(X, y, compress=True)
+    assert packed.is_sparse and packed.n_rows < len(y) / 2 and packed.n_examples == len(y)
+    b = np.random.default_rng(3).normal(size=X.shape[1]) * 10
+    a = solve_smooth_erm(dense, None, Huber(0.5), 1e-3, b=b)
+    c = solve_smooth_erm(packed, None, Huber(0.5), 1e-3, b=b)
+    assert np.linalg.norm(a.coef - c.coef) <= a.distance_bound + c.distance_bound + 1e-12
+    assert abs(a.objective - c.objective) < 1e-12
+
+
+def test_blas_is_serial_for_small_work():
+    from threadpoolctl import threadpool_info
+
+    from dpkernels.solvers.smooth import blas_threads
+
+    with blas_threads(1e6):
+        assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+
 @pytest.mark.parametrize("label", [1.0, -1.0])
 def test_hinge_single_class_is_solved_and_certified(label):
     """The SVM minimiser exists when only one label occurs (a public label set allows such data sets); liblinear

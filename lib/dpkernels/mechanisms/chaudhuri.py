@@ -3,36 +3,53 @@
 * :class:`OutputPerturbation` (Algorithm 1): f_priv = argmin J(f, D) + b, density of b ~ exp(-beta ||b||),
   beta = n Lambda eps_p / (2R) (Theorem 6, Corollary 8).
 * :class:`ObjectivePerturbation` (Algorithm 2): f_priv = argmin J(f, D) + (1/n) b'f + (Delta/2)||f||^2 with
-  eps', Delta and beta = eps'/(2R) from Theorem 9 (both branches).
+  eps', Delta and beta = eps'/(2R) from Theorem 9 (both branches; Corollaries 11-13 for the losses).
 * :class:`PrivateKernelERM` (Algorithm 3): either algorithm on random features of the Gaussian kernel; the
   released model is f_priv and the frequencies (the "pre-filter").
 * :class:`PrivateTuning` (Algorithm 4): the exponential mechanism picks among m private learners trained on
-  disjoint parts, scored on a held-out part.
+  disjoint parts, scored on a held-out part (Theorem 26).
 
 J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2) ||f||^2.  ``Lambda`` is the paper's regulariser; the
 scikit-learn / diffprivlib parameter is C = 1 / (n Lambda).
 
 Guarantee: eps_p-differential privacy under the replace-one relation (Definition 2; Definition 3 for the
-Huber loss in Algorithm 2, Corollary 13), assuming labels in {-1, +1}, ||x_i|| <= R for every possible
-input (R = ``data_norm``; the paper has R = 1), a convex loss with |l'| <= 1 (and |l''| <= c for Algorithm 2)
-and the exact minimiser (solved by Newton to ||grad|| <= ``tol``, certified distance tol / (Lambda + Delta)).
-For R != 1 the calibration is our generalisation (see :func:`dpkernels.bounds.chaudhuri.theorem_9_parameters`).
-Intercept: ``fit_intercept`` appends a constant feature s (penalised like f), so R becomes sqrt(R^2 + s^2);
-an unpenalised intercept is not offered because the proofs need strong convexity in every direction.
+Huber loss in Algorithm 2, Corollary 13), assuming a public label set of two classes (``classes``), ||x_i|| <= R
+for every possible input (R = ``data_norm``; the paper has R = 1), a convex loss with |l'| <= 1 (and
+|l''| <= c for Algorithm 2) and the exact minimiser (the solver certifies ||f - f_exact|| <= ``solver_tol`` x the
+sensitivity, else the fit refuses to release).  For R != 1 the calibration is our generalisation (see
+:func:`dpkernels.bounds.chaudhuri.theorem_9_parameters`).  Intercept: ``fit_intercept`` appends a constant feature
+s (penalised like f), so R becomes sqrt(R^2 + s^2); an unpenalised intercept is not offered because the proofs
+need strong convexity in every direction.
+
+What a fitted object holds (release hygiene, :class:`~dpkernels.mechanisms.base.ReleaseMixin`): the released
+coefficients and public constants only.  ``keep_nonprivate=True`` (evaluation and audits only; the object is then
+NOT a release and its guarantee says so) also keeps ``nonprivate_``: the non-private minimiser, the training data
+as a :class:`~dpkernels.solvers.smooth.Design` and what :meth:`sample_releases` needs to draw more releases.
+
+Floating point.  Output perturbation releases through :func:`~dpkernels.mechanisms.base.noise_release`:
+``noise="lattice"`` (default) is the exact rounding of the continuous mechanism f* + b to a public grid
+(:mod:`dpkernels.lattice`), so Theorem 6 holds for the released doubles; ``noise="continuous"`` is the paper's
+float sampler, kept to reproduce the paper and warned about.  Objective perturbation's noise vector b is drawn
+the same way (exactly rounded to a grid of 2^-16 of its scale), but its release is a float64 solve certified
+to within ``solver_tol`` x the sensitivity of the exact minimiser: no finite-precision proof covers an argmin
+(as for every implementation we know of), and the guarantee says so.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from dpkernels import lattice
 from dpkernels._validation import (
-    check_binary_labels,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -41,31 +58,142 @@ from dpkernels._validation import (
 )
 from dpkernels.bounds.chaudhuri import ObjectivePerturbationParameters, theorem_6_beta, theorem_9_parameters
 from dpkernels.losses import MarginLoss, make_loss
-from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, require_certified, split_intercept
-from dpkernels.noise import exponential_mechanism, gamma_norm_vector
+from dpkernels.mechanisms.base import (
+    REPLACE_ONE,
+    Guarantee,
+    ReleaseMixin,
+    check_noise,
+    noise_description,
+    noise_release,
+    require_certified,
+    resolve_classes,
+    split_intercept,
+)
+from dpkernels.noise import gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
-from dpkernels.solvers import ERMSolution, solve_smooth_erm
+from dpkernels.solvers import ERMSolution
+from dpkernels.solvers.smooth import Design, solve_smooth_erm_batch
 
-__all__ = ["OutputPerturbation", "ObjectivePerturbation", "PrivateKernelERM", "PrivateTuning"]
+__all__ = [
+    "OutputPerturbation",
+    "ObjectivePerturbation",
+    "PrivateKernelERM",
+    "PrivateTuning",
+    "EvaluationState",
+    "TuningEvaluation",
+    "certified_gtol",
+    "unit_gamma_noise",
+    "objective_releases",
+]
 
 Array = NDArray[np.float64]
-#: Gradient-norm tolerance of the Newton solves (certified distance tol / (Lambda + Delta)).
-DEFAULT_TOL = 1e-10
+#: The solver stops at half the gradient norm the certificate needs (a margin against round-off in ||grad||).
+GTOL_SAFETY = 0.5
 
 
-def _check_certificate(distance_bound: float, solver_tol: float, scale: float) -> None:
-    """Refuse to release when the solver cannot certify ||f - f_exact|| <= solver_tol * 2R/(n (Lambda + Delta))."""
-    require_certified(distance_bound, check_positive(solver_tol, "solver_tol") * scale, "||f - f_exact||")
+def certified_gtol(solver_tol: float, data_norm: float, n: float, tol: float | None = None) -> float:
+    """The gradient norm at which ||f - f_exact|| <= ||grad|| / (Lambda + Delta) meets solver_tol x the sensitivity
+    2R / (n (Lambda + Delta)): ||grad|| <= solver_tol x 2R / n (times ``GTOL_SAFETY``); ``tol`` may tighten it."""
+    g = GTOL_SAFETY * check_positive(solver_tol, "solver_tol") * 2.0 * data_norm / n
+    return g if tol is None else min(g, check_positive(tol, "tol"))
 
 
-class _ChaudhuriERM(ClassifierMixin, BaseEstimator):
+def unit_gamma_noise(m: int, d: int, noise: str, random_state: object) -> Array:
+    """``m`` draws (rows) of Eq. (4)'s law with beta = 1 (density ~ exp(-||b||)); b / beta has the law for beta.
+
+    ``noise="lattice"``: each draw exactly rounded to the grid 2^-16 (:func:`dpkernels.lattice.gamma_norm_lattice`);
+    ``"continuous"``: numpy's float sampler.  The same generator state gives the same unit draws for any beta
+    (common random numbers across Lambda and epsilon).
+    """
+    if noise == "lattice":
+        return lattice.gamma_norm_lattice(np.zeros((int(m), int(d))), 1.0, random_state)
+    return gamma_norm_vector(1.0, int(d), n=int(m), random_state=random_state)
+
+
+def objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
+                       unit_noise: Array, *, data_norm: float, solver_tol: float, center: Array | None = None,
+                       tol: float | None = None) -> Array:
+    """Algorithm 2's releases argmin J(f, D) + b'f / n + Delta ||f||^2 / 2 for b = ``unit_noise`` / beta (rows), all
+    solved together (:func:`~dpkernels.solvers.smooth.solve_smooth_erm_batch`) and each certified to
+    ``solver_tol`` x the sensitivity 2R / (n (Lambda + Delta)) (``RuntimeError`` otherwise).
+
+    ``center``: the unperturbed minimiser at Lambda + Delta (computed when omitted); it only sets the starting
+    points and the preconditioner.  Returns an array of shape (m, d).
+    """
+    lam = Lambda + params.Delta
+    n = design.n_examples
+    gtol = certified_gtol(solver_tol, data_norm, n, tol)
+    sol = solve_smooth_erm_batch(design, None, loss, lam, np.atleast_2d(unit_noise) / params.beta, center=center, gtol=gtol)
+    require_certified(float(np.max(sol.distance_bound)), solver_tol * 2.0 * data_norm / (n * lam), "||f - f_exact||")
+    return sol.coef
+
+
+def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None
+                ) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
+    """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}."""
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True)
+    X = check_finite_array(X)
+    y = column_or_1d(y, warn=True)
+    if classes is None:
+        kind = type_of_target(y)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")
+        if kind == "multiclass" and len(np.unique(y)) > 2:
+            raise ValueError("Only binary classification is supported. The type of the target is multiclass.")
+    cls, idx = resolve_classes(y, classes, binary=True, n_samples=X.shape[0])
+    return X, cls, np.where(idx == 1, 1.0, -1.0)
+
+
+def _predict_inputs(est: BaseEstimator, X: ArrayLike) -> Array:
+    check_is_fitted(est)
+    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=False)
+    return check_finite_array(X)
+
+
+class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
+    """Binary classifiers of this module: public label set, sparse input accepted, scikit-learn tags."""
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(np.intp)]
+
+
+@dataclass
+class EvaluationState:
+    """What ``keep_nonprivate=True`` keeps (NOT private: the training data and the non-private minimiser)."""
+
+    solution: ERMSolution  #: the non-private minimiser of J(f, D) (Algorithm 1's f*; Algorithm 2: at Lambda + Delta)
+    design: Design  #: the training rows (signed, after clipping and the intercept column)
+    loss: MarginLoss
+
+
+@dataclass
+class TuningEvaluation:
+    """What :class:`PrivateTuning` keeps with ``keep_nonprivate=True`` (NOT private)."""
+
+    mistakes: Array  #: z_i, the validation mistakes of every candidate (exact counts)
+    unselected: list[Any]  #: the m - 1 candidates the exponential mechanism did not select
+    validation_rows: int
+
+
+class _ChaudhuriERM(_ReleaseClassifier):
     """Shared parameters (Algorithms 1 and 2), validation and prediction."""
 
     _smooth_losses = ("logistic", "huber", "smoothed_hinge")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_")
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
-                 tol: float = DEFAULT_TOL, solver_tol: float = 1e-3, init: ArrayLike | None = None,
+                 classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
+                 tol: float | None = None, init: ArrayLike | None = None, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
@@ -75,55 +203,82 @@ class _ChaudhuriERM(ClassifierMixin, BaseEstimator):
         self.clip = clip
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
-        self.tol = tol
+        self.classes = classes
+        self.noise = noise
         self.solver_tol = solver_tol
+        self.tol = tol
         self.init = init
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
-    def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Array, Array, MarginLoss, float, float, float, np.random.Generator]:
-        X = check_finite_array(X)
-        y = check_binary_labels(y, X.shape[0])
+    # validation ------------------------------------------------------------------------------
+    def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
+        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         epsilon = check_epsilon(self.epsilon)
         Lambda = check_positive(self.Lambda, "Lambda")
         R = check_positive(self.data_norm, "data_norm")
+        check_positive(self.solver_tol, "solver_tol")
         if str(self.loss) not in self._smooth_losses:
             raise ValueError(f"loss must be one of {self._smooth_losses} (differentiable, |l'| <= 1); got {self.loss!r}")
         loss = make_loss(self.loss, self.h)
+        check_noise(self.noise)
         rng = check_random_state(self.random_state)
         X = check_row_norms(X, R, clip=self.clip, what="row L2 norms ||x||")
         if self.fit_intercept:
             s = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
             R = math.sqrt(R * R + s * s)
-        self.n_features_in_ = X.shape[1] - int(bool(self.fit_intercept))
-        self.classes_ = np.array([-1, 1])
-        self.data_norm_ = R
-        return X, y, loss, epsilon, Lambda, R, rng
+        return Design(X, ypm), loss, epsilon, Lambda, R, rng
 
-    def _augment(self, X: Array) -> Array:
-        X = check_finite_array(X)
+    def _init(self, d: int) -> Array | None:
+        if self.init is None:
+            return None
+        w0 = np.asarray(self.init, dtype=np.float64).ravel()
+        if w0.shape != (d,):
+            raise ValueError(f"init must have {d} entries, got {w0.shape}")
+        return w0
+
+    def _augment(self, X: ArrayLike) -> Array:
+        X = _predict_inputs(self, X)
         if self.clip:
             nrm = np.linalg.norm(X, axis=1)
             X = X / np.maximum(nrm / self.data_norm, 1.0)[:, None]
-        if self.fit_intercept:
-            X = np.hstack([X, np.full((X.shape[0], 1), self.intercept_scaling)])
         return X
 
     def _set_release(self, f: Array) -> None:
-        self.release_ = f
         self.coef_, self.intercept_ = split_intercept(f, self.fit_intercept, self.intercept_scaling)
 
-    def decision_function(self, X: ArrayLike) -> Array:
+    def _guarantee(self, epsilon: float, statement: str, released: str, assumptions: tuple[str, ...],
+                   epsilon_solver: float | None = None) -> Guarantee:
+        return Guarantee(epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement=statement, released=released,
+                         assumptions=(f"labels in the public set classes = {self.classes_.tolist()}",) + assumptions,
+                         epsilon_solver=epsilon_solver, attributes=self._release_attributes,
+                         noise=noise_description(self.noise), notes=self._notes())
+
+    def _evaluation(self) -> EvaluationState:
         check_is_fitted(self, "coef_")
-        return self._augment(np.asarray(X, dtype=np.float64)) @ self.release_
+        if not self.keep_nonprivate:
+            raise AttributeError("this estimator is a release and holds no non-private state; refit with "
+                                 "keep_nonprivate=True (evaluation and audits only) to use this method")
+        return self.nonprivate_
 
-    def predict(self, X: ArrayLike) -> Array:
-        return np.where(self.decision_function(X) >= 0, 1, -1)
+    # prediction ------------------------------------------------------------------------------
+    def decision_function(self, X: ArrayLike) -> Array:
+        return self._augment(X) @ self.coef_ + self.intercept_
+
+    @property
+    def nonprivate_solution(self) -> ERMSolution:
+        """The non-private minimiser and its certificate (``keep_nonprivate=True`` only: not private)."""
+        return self._evaluation().solution
+
+    def nonprivate_decision_function(self, X: ArrayLike) -> Array:
+        """Scores of the non-private minimiser (``keep_nonprivate=True`` only: not private)."""
+        w = self._evaluation().solution.coef
+        coef, intercept = split_intercept(w, self.fit_intercept, self.intercept_scaling)
+        return self._augment(X) @ coef + intercept
 
 
-class OutputPerturbation(_ChaudhuriERM):
-    """Algorithm 1 (sensitivity method): f_priv = argmin_f J(f, D) + b, ||b|| ~ Gamma(d, 2R / (n Lambda eps_p)).
-
+_CLS_DOC = """
     Parameters
     ----------
     epsilon : float, keyword-only
@@ -139,121 +294,142 @@ class OutputPerturbation(_ChaudhuriERM):
         Rows with ||x|| > R raise ``ValueError`` (False) or are clipped with a ``ClippingWarning`` (True).
     fit_intercept, intercept_scaling : bool, float
         A penalised constant feature; R becomes sqrt(R^2 + s^2).
-    tol : float
-        Newton's gradient-norm tolerance.
+    classes : sequence of two labels or None
+        The public label set (the first maps to -1, the second to +1).  None: {-1, +1} when the labels are -1/+1,
+        else inferred from y with a ``PrivacyLeakWarning``.
+    noise : {"lattice", "continuous"}
+        How the noise is drawn (see the module docstring); "continuous" warns.
     solver_tol : float
-        The release is refused unless the solver certifies ||f - f_exact|| <= solver_tol x 2R/(n Lambda).
+        The release is refused unless the solver certifies ||f - f_exact|| <= solver_tol x the sensitivity.
+    tol : float or None
+        A tighter gradient-norm target for the solver (default: what ``solver_tol`` needs).
     init : array or None
         The solver's starting point (changes the speed, not the release).
-    random_state : numpy.random.Generator, int or None
+    keep_nonprivate : bool
+        Keep the non-private state ``nonprivate_`` for evaluation and audits (the object is then not a release).
+    random_state : numpy.random.Generator, int, SeedSequence or None
+        The noise source; None draws from operating-system entropy, a seed is for reproduction only.
+"""
 
+
+class OutputPerturbation(_ChaudhuriERM):
+    """Algorithm 1 (sensitivity method): f_priv = argmin_f J(f, D) + b, ||b|| ~ Gamma(d, 2R / (n Lambda eps_p)).
+    """ + _CLS_DOC + """
     Attributes
     ----------
-    coef_, intercept_, release_ (the released vector), beta_, sensitivity_, guarantee_.
+    coef_, intercept_ : the release; beta_, sensitivity_ : public constants (n, Lambda, eps_p, R); guarantee_.
     """
 
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_")
+
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
-        X, y, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
-        n, d = X.shape
-        w0 = None if self.init is None else np.asarray(self.init, dtype=np.float64)
-        sol = solve_smooth_erm(X, y, loss, Lambda, gtol=self.tol, w0=w0)
-        self._nonprivate = sol
+        design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
+        n, d = design.shape
         self.sensitivity_ = 2.0 * R / (n * Lambda)
-        _check_certificate(sol.distance_bound, self.solver_tol, self.sensitivity_)
-        self.solver_distance_bound_ = sol.distance_bound
+        sol = _nonprivate(design, loss, Lambda, certified_gtol(self.solver_tol, R, n, self.tol), self._init(d))
+        require_certified(sol.distance_bound, self.solver_tol * self.sensitivity_, "||f - f_exact||")
         self.beta_ = theorem_6_beta(epsilon, n, Lambda, R)
-        self._set_release(sol.coef + gamma_norm_vector(self.beta_, d, random_state=rng))
-        self.guarantee_ = Guarantee(
-            epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 6 / Corollary 8",
-            released="f_priv = f* + b, density of b ~ exp(-beta ||b||)",
-            assumptions=("labels in {-1, +1}", f"||x|| <= R = {R:.6g} for every possible input",
-                         f"loss {loss.name}: convex, differentiable, |l'| <= 1", "N(f) = ||f||^2 / 2 (1-strongly convex)",
-                         "f* is the exact minimiser (certified to within the solver tolerance)"),
-            epsilon_solver=epsilon * (1.0 + 2.0 * sol.distance_bound / self.sensitivity_),
+        self._set_release(noise_release(sol.coef, "gamma_norm", 1.0 / self.beta_, noise=self.noise, random_state=rng))
+        if self.keep_nonprivate:
+            self.nonprivate_ = EvaluationState(sol, design, loss)
+        self.guarantee_ = self._guarantee(
+            epsilon, "Chaudhuri et al. (2011) Theorem 6 / Corollary 8",
+            "f_priv = f* + b, density of b ~ exp(-beta ||b||) (coef_, intercept_)",
+            (f"||x|| <= R = {R:.6g} for every possible input", f"loss {loss.name}: convex, differentiable, |l'| <= 1",
+             "N(f) = ||f||^2 / 2 (1-strongly convex)",
+             f"f* is the exact minimiser (certified to within solver_tol = {self.solver_tol:g} x the sensitivity)"),
+            epsilon_solver=epsilon * (1.0 + 2.0 * self.solver_tol),
         )
         return self
 
-    @property
-    def nonprivate_solution(self) -> ERMSolution:
-        """f* and its certificate (evaluation only: not private)."""
-        check_is_fitted(self, "coef_")
-        return self._nonprivate
-
     def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
-        """Further releases f* + b from the cached minimiser (optionally recalibrated to another epsilon)."""
-        check_is_fitted(self, "coef_")
-        f = self._nonprivate.coef
+        """Further releases f* + b from the kept minimiser (optionally recalibrated to another epsilon), drawn like
+        :meth:`fit` (``noise``).  ``keep_nonprivate=True`` only."""
+        f = self._evaluation().solution.coef
         beta = self.beta_ if epsilon is None else check_epsilon(epsilon) / self.sensitivity_
-        return f + gamma_norm_vector(beta, f.shape[0], n=int(n_draws), random_state=random_state)
+        centre = np.broadcast_to(f, (int(n_draws), f.shape[0]))
+        return noise_release(centre, "gamma_norm", 1.0 / beta, noise=self.noise, random_state=random_state)
 
 
 class ObjectivePerturbation(_ChaudhuriERM):
     """Algorithm 2 (objective perturbation): f_priv = argmin_f J(f, D) + (1/n) b'f + (Delta/2)||f||^2.
 
-    Parameters as :class:`OutputPerturbation`; the loss's curvature bound c (logistic 1/4, Huber 1/(2h),
-    smoothed hinge 3/(4h)) enters eps' and Delta (Theorem 9 and Corollaries 11-13).  ``init`` is the
-    solver's starting point (e.g. the non-private minimiser); it changes the speed, not the release.
-
+    The loss's curvature bound c (logistic 1/4, Huber 1/(2h), smoothed hinge 3/(4h)) enters eps' and Delta
+    (Theorem 9 and Corollaries 11-13).
+    """ + _CLS_DOC + """
     Attributes
     ----------
-    coef_, intercept_, release_, params_ (eps', Delta, beta, branch), guarantee_.
+    coef_, intercept_ : the release; params_ : (eps', Delta, beta, branch), public constants; guarantee_.
     """
 
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_")
+
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
-        X, y, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
-        n, d = X.shape
+        design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
+        n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
-        b = gamma_norm_vector(params.beta, d, random_state=rng)
-        w0 = None if self.init is None else np.asarray(self.init, dtype=np.float64)
-        sol = solve_smooth_erm(X, y, loss, Lambda + params.Delta, b=b, gtol=self.tol, w0=w0)
-        _check_certificate(sol.distance_bound, self.solver_tol, 2.0 * R / (n * (Lambda + params.Delta)))
+        unit = unit_gamma_noise(1, d, self.noise, rng)
+        w0 = self._init(d)
+        f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
+                               center=np.zeros(d) if w0 is None else w0, tol=self.tol)[0]
         self.params_ = params
-        self._X, self._y, self._loss = X, y, loss
-        self._set_release(sol.coef)
-        self.solver_distance_bound_ = sol.distance_bound
-        statement = "Chaudhuri et al. (2011) Theorem 9" if loss.twice_differentiable else "Chaudhuri et al. (2011) Corollary 13 (Definition 3)"
-        self.guarantee_ = Guarantee(
-            epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement=statement,
-            released="f_priv = argmin J(f, D) + b'f / n + Delta ||f||^2 / 2",
-            assumptions=("labels in {-1, +1}", f"||x|| <= R = {R:.6g} for every possible input",
-                         f"loss {loss.name}: convex, |l'| <= 1, |l''| <= c = {loss.curvature:.6g}",
-                         "N(f) = ||f||^2 / 2", "f_priv is the exact minimiser (solved to ||grad|| <= tol)",
-                         f"branch {params.branch}: eps' = {params.epsilon_prime:.6g}, Delta = {params.Delta:.6g}"),
+        self._set_release(f)
+        if self.keep_nonprivate:
+            sol = _nonprivate(design, loss, Lambda + params.Delta, certified_gtol(self.solver_tol, R, n, self.tol), None)
+            self.nonprivate_ = EvaluationState(sol, design, loss)
+        statement = {"logistic": "Chaudhuri et al. (2011) Theorem 9 / Corollary 11",
+                     "smoothed_hinge": "Chaudhuri et al. (2011) Theorem 9 / Corollary 12",
+                     "huber": "Chaudhuri et al. (2011) Corollary 13 (Definition 3)"}[loss.name]
+        self.guarantee_ = self._guarantee(
+            epsilon, statement, "f_priv = argmin J(f, D) + b'f / n + Delta ||f||^2 / 2 (coef_, intercept_)",
+            (f"||x|| <= R = {R:.6g} for every possible input",
+             f"loss {loss.name}: convex, |l'| <= 1, |l''| <= c = {loss.curvature:.6g}", "N(f) = ||f||^2 / 2",
+             f"f_priv is the exact minimiser (certified to within solver_tol = {self.solver_tol:g} x the sensitivity "
+             "2R / (n (Lambda + Delta)); the float64 solve itself has no finite-precision proof)",
+             f"branch {params.branch}: eps' = {params.epsilon_prime:.6g}, Delta = {params.Delta:.6g}"),
         )
         return self
 
-    def sample_releases(self, n_draws: int, random_state: object = None, w0: Array | None = None) -> Array:
-        """Further releases, each a fresh noise vector and a fresh solve (warm-started at ``w0``).
-
-        The draws consume ``random_state`` exactly as :meth:`fit` does (one Gamma norm, one direction), so a
-        common seed gives common random numbers across Lambda or epsilon.
-        """
-        check_is_fitted(self, "coef_")
-        rng = check_random_state(random_state)
-        d = self._X.shape[1]
-        p: ObjectivePerturbationParameters = self.params_
-        out = np.empty((int(n_draws), d))
-        for k in range(int(n_draws)):
-            b = gamma_norm_vector(p.beta, d, random_state=rng)
-            sol = solve_smooth_erm(self._X, self._y, self._loss, self.Lambda + p.Delta, b=b, gtol=self.tol,
-                                   w0=self.release_ if w0 is None else w0)
-            _check_certificate(sol.distance_bound, self.solver_tol, 2.0 * self.data_norm_ / (self._X.shape[0] * (self.Lambda + p.Delta)))
-            out[k] = sol.coef
-        return out
+    def sample_releases(self, n_draws: int, random_state: object = None) -> Array:
+        """Further releases, each a fresh noise vector and a certified solve, all solved together (one data pass per
+        iteration, started and preconditioned at the kept unperturbed minimiser).  The draws consume
+        ``random_state`` like :func:`unit_gamma_noise`, so a common seed gives common random numbers across
+        Lambda or epsilon.  ``keep_nonprivate=True`` only."""
+        ev = self._evaluation()
+        unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, check_random_state(random_state))
+        R = math.sqrt(self.data_norm**2 + self.intercept_scaling**2) if self.fit_intercept else float(self.data_norm)
+        return objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, unit, data_norm=R,
+                                  solver_tol=self.solver_tol, center=ev.solution.coef, tol=self.tol)
 
 
-class PrivateKernelERM(_ChaudhuriERM):
+def _nonprivate(design: Design, loss: MarginLoss, lam: float, gtol: float, w0: Array | None) -> ERMSolution:
+    """The certified minimiser of J (b = 0) at regulariser ``lam``."""
+    d = design.d
+    sol = solve_smooth_erm_batch(design, None, loss, lam, np.zeros((1, d)), center=np.zeros(d) if w0 is None else w0,
+                                 gtol=gtol)
+    return ERMSolution(coef=sol.coef[0], objective=float("nan"), distance_bound=float(sol.distance_bound[0]),
+                       method="lbfgs-batch", n_iter=sol.n_iter, converged=bool(sol.converged[0]),
+                       grad_norm=float(sol.grad_norm[0]))
+
+
+class PrivateKernelERM(_ReleaseClassifier):
     """Algorithm 3: Algorithm 1 or 2 on random features of the Gaussian kernel exp(-gamma ||x - x'||^2).
 
     The features are sqrt(2/D) cos(w'x + psi) with w ~ N(0, 2 gamma I), psi ~ U[-pi, pi].  Their norm can
-    reach sqrt(2) > 1 (ERRATA E10), which the privacy proofs do not allow; ``feature_scale="unit"`` (default)
-    divides them by sqrt(2) so that ||v(x)|| <= 1 always holds; ``feature_scale="paper"`` keeps the
-    paper's map and calibrates with R = sqrt(2) instead.  Released: f_priv and the frequencies/phases.
+    reach sqrt(2) > 1 (ERRATA C1 / E10), which the privacy proofs do not allow; ``feature_scale="unit"`` (default)
+    divides them by sqrt(2) so that ||v(x)|| <= 1 always holds; ``feature_scale="paper"`` keeps the paper's map
+    and calibrates with R = sqrt(2) instead.  Either way the feature norm is bounded for *every* input, so no
+    bound on ||x|| is needed for privacy (Theorem 22's ||x|| <= 1 serves the utility results of Section 5 only):
+    this estimator therefore has no ``data_norm`` or ``clip``.  Released: ``coef_`` (f_priv in feature space),
+    ``frequencies_`` and ``phases_`` (data-independent).  Other parameters as :class:`ObjectivePerturbation`.
     """
+
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_")
 
     def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
                  h: float = 0.5, gamma: float = 1.0, n_components: int = 100, feature_scale: str = "unit",
-                 data_norm: float = 1.0, clip: bool = False, tol: float = DEFAULT_TOL, random_state: object = None) -> None:
+                 classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
+                 keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon = epsilon
         self.Lambda = Lambda
         self.algorithm = algorithm
@@ -262,94 +438,128 @@ class PrivateKernelERM(_ChaudhuriERM):
         self.gamma = gamma
         self.n_components = n_components
         self.feature_scale = feature_scale
-        self.data_norm = data_norm
-        self.clip = clip
-        self.tol = tol
+        self.classes = classes
+        self.noise = noise
+        self.solver_tol = solver_tol
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
+    def _features(self, X: Array) -> Array:
+        D = self.frequencies_.shape[0]
+        scale = math.sqrt(2.0 / D) / (math.sqrt(2.0) if self.feature_scale == "unit" else 1.0)
+        return scale * np.cos(X @ self.frequencies_.T + self.phases_)
+
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelERM":
-        X = check_finite_array(X)
+        X, _, _ = _fit_inputs(self, X, y, self.classes)
         if self.algorithm not in ("objective", "output"):
             raise ValueError(f"algorithm must be 'objective' or 'output', got {self.algorithm!r}")
         if self.feature_scale not in ("unit", "paper"):
             raise ValueError(f"feature_scale must be 'unit' or 'paper', got {self.feature_scale!r}")
+        if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
+            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
         rng = check_random_state(self.random_state)
         sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
-        self.rff_ = RandomFourierFeatures("rbf", sigma, self.n_components, variant="phase",
-                                          scale_to_unit_ball=self.feature_scale == "unit", random_state=rng).fit(X)
-        R = self.rff_.max_feature_norm
+        rff = RandomFourierFeatures("rbf", sigma, int(self.n_components), variant="phase",
+                                    scale_to_unit_ball=self.feature_scale == "unit", random_state=rng).fit(X)
+        self.frequencies_, self.phases_ = rff.frequencies_, rff.phases_
+        self.feature_norm_ = rff.max_feature_norm
         cls = ObjectivePerturbation if self.algorithm == "objective" else OutputPerturbation
-        self.model_ = cls(epsilon=self.epsilon, Lambda=self.Lambda, loss=self.loss, h=self.h, data_norm=R,
-                          tol=self.tol, random_state=rng).fit(self.rff_.transform(X), y)
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([-1, 1])
-        self.coef_ = self.model_.coef_
-        self.frequencies_, self.phases_ = self.rff_.frequencies_, self.rff_.phases_
-        self.guarantee_ = self.model_.guarantee_
+        inner = cls(epsilon=self.epsilon, Lambda=self.Lambda, loss=self.loss, h=self.h, data_norm=self.feature_norm_,
+                    classes=self.classes, noise=self.noise, solver_tol=self.solver_tol,
+                    keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(self._features(X), y)
+        self.classes_ = inner.classes_
+        self.coef_ = inner.coef_
+        if self.keep_nonprivate:
+            self.nonprivate_ = inner.nonprivate_
+        g = inner.guarantee_
+        self.guarantee_ = Guarantee(
+            epsilon=g.epsilon, delta=0.0, neighbouring=REPLACE_ONE,
+            statement=f"Chaudhuri et al. (2011) Theorem 22 (Algorithm 3 with {g.statement.split(') ', 1)[-1]})",
+            released="f_priv in feature space and the frequencies and phases (data-independent)",
+            assumptions=(f"features sqrt(2/D) cos(w'x + psi){' / sqrt(2)' if self.feature_scale == 'unit' else ''}: "
+                         f"||v(x)|| <= {self.feature_norm_:.6g} for every x (no bound on ||x|| needed)",)
+            + tuple(a for a in g.assumptions if not a.startswith("||x||")),
+            epsilon_solver=g.epsilon_solver, attributes=self._release_attributes, noise=g.noise, notes=self._notes())
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
-        check_is_fitted(self, "coef_")
-        return self.rff_.transform(check_finite_array(X)) @ self.coef_
+        return self._features(_predict_inputs(self, X)) @ self.coef_
 
 
-class PrivateTuning(ClassifierMixin, BaseEstimator):
+class PrivateTuning(_ReleaseClassifier):
     """Algorithm 4: private choice of Lambda by the exponential mechanism over disjoint parts.
 
-    D is split into m + 1 equal disjoint parts (``part_sizes`` may fix them, e.g. the paper's Figures 4-5 use
-    m training parts plus a 25,000-row validation part); learner i is ``estimator`` with Lambda_i, trained on
-    part i with the same epsilon; z_i = mistakes on the last part; i is released with probability
-    proportional to exp(-eps_p z_i / 2).  Theorem 26: eps_p-DP (parallel composition + exponential mechanism).
+    D is split into m + 1 disjoint parts (m = len(Lambdas) equal training parts and a validation part of
+    ``validation_size`` rows, default n / (m + 1); the paper's Figures 4-5 use 25,000); learner i is ``estimator``
+    with Lambda_i, trained on part i with the same epsilon; z_i = mistakes on the validation part; index i is drawn
+    with probability proportional to exp(-eps_p z_i / 2) (exactly: :func:`dpkernels.lattice.exponential_mechanism_exact`).
+    Theorem 26: eps_p-DP (parallel composition over the disjoint parts + the exponential mechanism; z_i has
+    sensitivity 1 under replace-one).
+
+    Released: the selected model only (``best_estimator_``, itself a release, its ``coef_``, and its index
+    ``selected_`` and regulariser ``Lambda_``, which the model reveals anyway).  The validation counts and the other m - 1 models are
+    not kept (the counts alone are not private); with ``keep_nonprivate=True`` (evaluation only) ``nonprivate_``
+    (:class:`TuningEvaluation`) holds both.
     """
 
-    def __init__(self, estimator: BaseEstimator, Lambdas: Sequence[float], *, epsilon: float = 1.0,
-                 validation_size: int | None = None, random_state: object = None) -> None:
+    _release_attributes: ClassVar[tuple[str, ...]] = ("best_estimator_", "selected_", "Lambda_", "coef_")
+
+    def __init__(self, estimator: BaseEstimator | None = None, Lambdas: Sequence[float] = (1e-3, 1e-2, 1e-1), *,
+                 epsilon: float = 1.0, validation_size: int | None = None, classes: Sequence[Any] | None = None,
+                 keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.estimator = estimator
         self.Lambdas = Lambdas
         self.epsilon = epsilon
         self.validation_size = validation_size
+        self.classes = classes
+        self.keep_nonprivate = keep_nonprivate
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateTuning":
-        X = check_finite_array(X)
-        y = check_binary_labels(y, X.shape[0])
+        X, self.classes_, _ = _fit_inputs(self, X, y, self.classes)
+        y = np.asarray(y)
         epsilon = check_epsilon(self.epsilon)
         rng = check_random_state(self.random_state)
-        m = len(self.Lambdas)
+        lambdas = [check_positive(lam, "Lambdas[i]") for lam in self.Lambdas]
+        m = len(lambdas)
         if m < 1:
             raise ValueError("Lambdas must not be empty")
+        base = ObjectivePerturbation() if self.estimator is None else self.estimator
+        if not {"epsilon", "Lambda", "random_state"} <= set(base.get_params()):
+            raise ValueError("estimator must take epsilon, Lambda and random_state (a Chaudhuri mechanism)")
         n = X.shape[0]
-        order = rng.permutation(n)
         n_val = n // (m + 1) if self.validation_size is None else int(self.validation_size)
         n_part = (n - n_val) // m
         if n_part < 1 or n_val < 1:
-            raise ValueError(f"not enough rows ({n}) for {m} parts and a validation part")
+            raise ValueError(f"not enough rows (n_samples = {n}) for {m} parts and a validation part")
+        order = rng.permutation(n)  # a data-independent split
         val = order[m * n_part:m * n_part + n_val]
-        self.models_, self.mistakes_ = [], []
-        for i, lam in enumerate(self.Lambdas):
+        models, mistakes = [], []
+        for i, lam in enumerate(lambdas):
             part = order[i * n_part:(i + 1) * n_part]
-            est = clone(self.estimator).set_params(epsilon=epsilon, Lambda=lam, random_state=rng)
+            est = clone(base).set_params(epsilon=epsilon, Lambda=lam, classes=list(self.classes_),
+                                         keep_nonprivate=self.keep_nonprivate, random_state=rng)
             est.fit(X[part], y[part])
-            self.models_.append(est)
-            self.mistakes_.append(int(np.sum(est.predict(X[val]) != y[val])))
-        self.selected_ = exponential_mechanism(-np.asarray(self.mistakes_, float), epsilon, 1.0, rng)
-        best = self.models_[self.selected_]
-        self.best_estimator_ = best
-        self.coef_ = best.coef_
-        self.classes_ = np.array([-1, 1])
-        self.n_features_in_ = X.shape[1]
+            est.random_state = None  # the shared generator is not part of any release
+            models.append(est)
+            mistakes.append(int(np.sum(est.predict(X[val]) != y[val])))
+        self.selected_ = lattice.exponential_mechanism_exact(-np.asarray(mistakes, dtype=np.float64), epsilon, 1.0, rng)
+        self.best_estimator_ = models[self.selected_]
+        self.Lambda_ = lambdas[self.selected_]
+        self.coef_ = self.best_estimator_.coef_
+        if self.keep_nonprivate:
+            self.nonprivate_ = TuningEvaluation(np.asarray(mistakes, dtype=np.float64),
+                                                [mdl for i, mdl in enumerate(models) if i != self.selected_], n_val)
         self.guarantee_ = Guarantee(
             epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 26",
-            released="the selected private classifier (its index is revealed by the release)",
-            assumptions=("the candidate Lambdas do not depend on the private data", "each learner is eps_p-DP",
-                         "mistake counts have sensitivity 1 (one row of the validation part)"),
-        )
+            released="the selected private classifier, its index and its Lambda (nothing about the other candidates)",
+            assumptions=("the candidate Lambdas do not depend on the private data", "each learner is eps_p-DP on its part",
+                         "mistake counts have sensitivity 1 (one row of the validation part)",
+                         f"labels in the public set classes = {self.classes_.tolist()}"),
+            attributes=self._release_attributes, noise="exponential mechanism sampled exactly (Gumbel-max over exact reals)",
+            notes=self._notes())
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
-        check_is_fitted(self, "coef_")
+        X = _predict_inputs(self, X)
         return self.best_estimator_.decision_function(X)
-
-    def predict(self, X: ArrayLike) -> Array:
-        return np.where(self.decision_function(X) >= 0, 1, -1)
-
