@@ -115,6 +115,8 @@ def test_report_counts_only_measured_claims_and_classifies_published_numbers(tmp
     # 1 measured claim; the consistency and target rows are counted apart; 3 published numbers paired (d is not)
     assert "| demo | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 3 | 1 | 1 | 1 | 0 |" in text
     assert "method=a" in text.split("## Differences we cannot explain")[1].split("##")[0]
+    totals = pd.read_csv(tmp_path / "totals.csv")  # the same totals, as the README quotes them
+    assert totals.set_index("paper").loc["demo", ["claims measured", "consistency", "published numbers paired"]].tolist() == [1, 1, 3]
 
 
 def test_prose_templates_quote_output_files(tmp_path):

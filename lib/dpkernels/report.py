@@ -308,7 +308,8 @@ def _md_table(df: pd.DataFrame) -> str:
 
 
 def build_report(root: Path | None = None) -> Path:
-    """Write ``REPORT.md``: totals, unexplained differences, then per paper every check and every published number."""
+    """Write ``REPORT.md``: totals, unexplained differences, then per paper every check and every published number;
+    and ``totals.csv``, the totals table alone (quoted by the README)."""
     root = REPO_ROOT / "paper_figures" if root is None else Path(root)
     papers = sorted(p for p in root.iterdir() if p.is_dir() and (p / "checks.csv").exists()) if root.exists() else []
     totals, sections, unexplained = [], [], []
@@ -378,6 +379,7 @@ def build_report(root: Path | None = None) -> Path:
     path = root / "REPORT.md"
     root.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+    tot.to_csv(root / "totals.csv", index=False)  # the totals the README quotes
     return path
 
 
