@@ -30,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from dpkernels._validation import check_positive
-from dpkernels.solvers.common import Array, ERMSolution
+from dpkernels.solvers.common import Array, ERMSolution, clarabel_qp
 
 __all__ = ["solve_hinge_primal", "solve_hinge_dual_cvxpy", "solve_hinge_dual_gram", "hinge_duality_gap", "HINGE_GAP_RTOL"]
 
@@ -181,13 +181,8 @@ def _restricted_dual(AW: Array, offset: Array, upper: float) -> Array | None:
                               sparse.hstack([box, sparse.csc_matrix((2 * m, F))])]).tocsc()
         rhs = np.concatenate([np.zeros(F), bounds])
         cones = [clarabel.ZeroConeT(F), clarabel.NonnegativeConeT(2 * m)]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-12
-    sol = clarabel.DefaultSolver(P, q, cons, rhs, cones, settings).solve()
-    if sol.status not in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved):
-        return None
-    return np.clip(np.asarray(sol.x[:m], dtype=np.float64), 0.0, upper)
+    x = clarabel_qp(P, q, cons, rhs, cones)
+    return None if x is None else np.clip(x[:m], 0.0, upper)
 
 
 def _working_set_qp(

@@ -37,7 +37,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import OneClassSVM
 
-from dpkernels.solvers.common import Array, ERMSolution
+from dpkernels.solvers.common import Array, ERMSolution, clarabel_qp
 
 __all__ = ["project_capped_simplex", "svdd_duality_gap", "solve_svdd", "solve_svdd_cvxpy"]
 
@@ -166,13 +166,8 @@ def _restricted_dual(PW: Array, offset: Array, total: float, upper: float) -> Ar
                               sparse.hstack([box, sparse.csc_matrix((2 * m, F))])]).tocsc()
         rhs = np.concatenate([offset, [total], bounds])
         cones = [clarabel.ZeroConeT(F + 1), clarabel.NonnegativeConeT(2 * m)]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-12
-    sol = clarabel.DefaultSolver(P, q, cons, rhs, cones, settings).solve()
-    if sol.status not in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved):
-        return None
-    return np.asarray(sol.x[:m], dtype=np.float64)
+    x = clarabel_qp(P, q, cons, rhs, cones)
+    return None if x is None else x[:m]
 
 
 def _working_set(Phi: Array, upper: float, m: Array, width: float) -> Array | None:
