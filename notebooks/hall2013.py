@@ -221,7 +221,7 @@ checks.add("Proposition 2.1 (one sample path)", f"adaptively queried values foll
            measured=cs["released"]["p_covariance"], status=verdicts.status(cs["released"]["p_covariance"] >= 1e-3),
            detail=f"largest standardised deviation {cs['released']['z_max']:.2f}", id="H-path-law")
 checks.add("Proposition 2.1 (one sample path)", "negative control: fresh noise per call is rejected by the same test",
-           kind="measured", bound="< 1e-6", measured=cs["independent_per_call"]["p_covariance"],
+           kind="target", bound="< 1e-6", measured=cs["independent_per_call"]["p_covariance"],
            status=verdicts.status(cs["independent_per_call"]["p_covariance"] < 1e-6),
            detail=f"largest standardised deviation {cs['independent_per_call']['z_max']:.3g}", id="H-path-control")
 show_verdicts()
@@ -322,7 +322,7 @@ checks.add("Proposition 2.1 (audit)", "95% lower bound on epsilon of the KDE rel
            f"{ok.pair_mahalanobis:.4g} vs calibrated sensitivity {ok.sensitivity_calibrated:.4g}); all releases on the grid: "
            f"{bool(ok.releases_on_grid)}", id="H-audit")
 checks.add("Proposition 2.1 (audit, negative control)", "the same pair with half the noise: lower bound above epsilon = 1",
-           kind="measured", bound=1.0, measured=half.epsilon_lb, status=verdicts.status(verdicts.audit_detects(half.epsilon_lb, 1.0)),
+           kind="target", bound=1.0, measured=half.epsilon_lb, status=verdicts.status(verdicts.audit_detects(half.epsilon_lb, 1.0)),
            detail=f"exact epsilon of the half-noise pair {half.pair_epsilon_exact:.3f}", id="H-audit-control")
 show_verdicts()
 audits[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "p_hat", "q_hat", "n_releases", "releases_on_grid"]]

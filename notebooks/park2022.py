@@ -169,7 +169,7 @@ print(checks.add("Theorem 4.3", "95% Clopper-Pearson lower bound on epsilon of A
                  detail=f"{audit['n_releases']} releases per data set; this pair's exact privacy loss {audit['pair_epsilon']:.3f} "
                  f"(pair L1 change {audit['pair_l1']:.3g} against Corollary 4.2's {audit['bound_l1']:.3g})"))
 print(checks.add("Theorem 4.3 (negative control)", "the same audit with half the noise detects a loss above the claimed eps = 1",
-                 kind="measured", bound="> 1", measured=control["epsilon_lb"], id="thm-4-3-control",
+                 kind="target", bound="> 1", measured=control["epsilon_lb"], id="thm-4-3-control",
                  status="holds" if audit_detects(control["epsilon_lb"], 1.0) else "violated",
                  detail=f"exact loss of the pair at half the noise {control['pair_epsilon']:.3f}: the audit has the power to "
                  "see a mechanism with too little noise"))
@@ -227,7 +227,7 @@ print(stable_text(acct[["method", "per_component", "total_epsilon"]]))
 
 # %%
 checks.add("Section 7 (privacy budgets)", "the methods of Figure 7.1 and Table 7.3 are compared at one privacy budget eps (shuttle, eps = 1)",
-           kind="analytic", bound="every method eps end to end", id="p5", status="violated",
+           kind="analytic", bound="every method eps end to end", id="p5", status=E.equal_budget_status(acct, 1.0),
            measured="; ".join(f"{r.method} {r.total_epsilon:g}" for _, r in acct.iterrows()),
            detail="end-to-end epsilon by basic composition of the thesis's per-component budgets (ERRATA P5); the notebook reports "
            "both accountings")

@@ -396,3 +396,9 @@ def test_fourier_mass_and_semi_calibration_table():
 def test_phase2_audit_separates_the_paper_variant():
     res = E.phase2_audit(1.0, 60, variant="paper", seed=0)
     assert res["p_event_Dprime"] == 1.0 and res["p_event_D"] == 0.0 and res["epsilon_lb"] > 1.0
+
+
+def test_equal_budget_verdict_fails_when_any_method_spends_more():
+    assert E.equal_budget_status(E.accounting_table(3, 6090, 1.0), 1.0) == "violated"  # K eps, m K eps, inf
+    same = E.accounting_table(1, 1, 1.0).iloc[[1, 2, 3]]  # corrected, WEIGHT and SEMI with K = 1: eps each
+    assert E.equal_budget_status(same, 1.0) == "holds"

@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 from joblib import Parallel, delayed, parallel_config
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in kernels without ipywidgets
 
 from dpkernels.cache import source_hash
 

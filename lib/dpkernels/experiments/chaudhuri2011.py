@@ -27,7 +27,7 @@ from joblib import Parallel, delayed
 from numpy.typing import NDArray
 from scipy import stats
 from sklearn.model_selection import KFold
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in kernels without ipywidgets
 
 from dpkernels import cache, lattice, verdicts
 from dpkernels.audit import (

@@ -902,3 +902,10 @@ def accounting_table(K: int, m_test: int, epsilon: float) -> pd.DataFrame:
         {"method": "SVM OUTPUT", "per_component": epsilon, "total_epsilon": m_test * K * epsilon,
          "why": "eps per answer, m test points x K classes"},
     ])
+
+
+def equal_budget_status(acct: pd.DataFrame, epsilon: float) -> str:
+    """Verdict on Section 7's comparison "under privacy budget eps": ``holds`` when every method of
+    :func:`accounting_table` spends ``epsilon`` end to end, ``violated`` otherwise."""
+    same = all(math.isclose(float(t), epsilon, rel_tol=1e-12) for t in acct["total_epsilon"])
+    return "holds" if same else "violated"
