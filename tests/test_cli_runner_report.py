@@ -99,11 +99,11 @@ def test_report_counts_only_measured_claims_and_classifies_published_numbers(tmp
     c.at_most("Theorem 2", "closed form", kind="consistency", bound=2.0, measured=1.0)
     c.add("speed", "fit time", kind="target", bound=1, measured=0.5, status="holds")
     c.write(tmp_path / "demo")
-    table = pd.DataFrame({"method": ["a", "a", "b", "b", "c", "c", "d"],
-                          "source": ["published", "reproduced"] * 3 + ["reproduced"],
-                          "value": [0.5, 0.45, 0.30, 0.301, 0.8, 0.28, 0.3],
-                          "se": [None, 0.01, None, 0.002, None, 0.01, 0.01],
-                          "errata": [None, None, None, None, None, "C3", None]})
+    table = pd.DataFrame({"method": ["a", "a", "b", "b", "c", "c", "d", "e"],
+                          "source": ["published", "reproduced"] * 3 + ["reproduced", "published"],
+                          "value": [0.5, 0.45, 0.30, 0.301, 0.8, 0.28, 0.3, 0.2],
+                          "se": [None, 0.01, None, 0.002, None, 0.01, 0.01, None],
+                          "errata": [None, None, None, None, None, "C3", None, None]})
     write_table(table, "table_1", "demo", out=tmp_path / "demo")
     with pytest.raises(ValueError, match="source"):
         write_table(table.assign(source="guess"), "table_x", "demo", out=tmp_path / "demo")
@@ -112,11 +112,13 @@ def test_report_counts_only_measured_claims_and_classifies_published_numbers(tmp
     paired = compare_table(table)
     assert paired["class"].tolist() == ["differs, unexplained", "agrees", "differs, explained (C3)"]
     text = build_report(tmp_path).read_text()
-    # 1 measured claim; the consistency and target rows are counted apart; 3 published numbers paired (d is not)
-    assert "| demo | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 3 | 1 | 1 | 1 | 0 |" in text
+    # 1 measured claim; the consistency and target rows are counted apart; 3 published numbers paired (d is not
+    # published, e is not reproduced)
+    assert "| demo | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 3 | 1 | 1 | 1 | 1 | 0 |" in text
     assert "method=a" in text.split("## Differences we cannot explain")[1].split("##")[0]
     totals = pd.read_csv(tmp_path / "totals.csv")  # the same totals, as the README quotes them
-    assert totals.set_index("paper").loc["demo", ["claims measured", "consistency", "published numbers paired"]].tolist() == [1, 1, 3]
+    assert totals.set_index("paper").loc["demo", ["claims measured", "consistency", "published numbers paired",
+                                             "published numbers not reproduced"]].tolist() == [1, 1, 3, 1]
 
 
 def test_prose_templates_quote_output_files(tmp_path):

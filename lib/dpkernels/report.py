@@ -320,7 +320,7 @@ def build_report(root: Path | None = None) -> Path:
         meas = checks[checks["kind"] == "measured"]["status"].value_counts()
         other = {k: int((checks["kind"] == k).sum()) for k in ("analytic", "consistency", "target")}
         tables = sorted(t for t in pdir.glob("*.csv") if t.name != "checks.csv")
-        n_pairs, classes = 0, {"agrees": 0, "explained": 0, "unexplained": 0}
+        n_pairs, n_unpaired, classes = 0, 0, {"agrees": 0, "explained": 0, "unexplained": 0}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
         for kind in KINDS:
             part = checks[checks["kind"] == kind]
@@ -333,6 +333,8 @@ def build_report(root: Path | None = None) -> Path:
             if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
                 continue
             paired = compare_table(df)
+            published = pd.to_numeric(df.loc[df["source"] == "published", "value"], errors="coerce")
+            n_unpaired += int(np.isfinite(published).sum()) - len(paired)
             if paired.empty:
                 continue
             n_pairs += len(paired)
@@ -355,7 +357,7 @@ def build_report(root: Path | None = None) -> Path:
                        "analytic": other["analytic"], "consistency": other["consistency"], "targets": other["target"],
                        "published numbers paired": n_pairs, "agree": classes["agrees"],
                        "differ, explained": classes["explained"], "differ, unexplained": classes["unexplained"],
-                       "figures": len(figs)})
+                       "published numbers not reproduced": n_unpaired, "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
     head = ["# Paper against reproduction\n",
@@ -372,7 +374,9 @@ def build_report(root: Path | None = None) -> Path:
                     f"{int(tot['analytic'].sum())} analytic, {int(tot['consistency'].sum())} consistency, "
                     f"{int(tot['targets'].sum())} target rows; {int(tot['published numbers paired'].sum())} published numbers "
                     f"paired with a reproduction ({int(tot['agree'].sum())} agree, {int(tot['differ, explained'].sum())} differ "
-                    f"with an explanation, {int(tot['differ, unexplained'].sum())} differ without one).\n")
+                    f"with an explanation, {int(tot['differ, unexplained'].sum())} differ without one); "
+                    f"{int(tot['published numbers not reproduced'].sum())} published numbers have no reproduction (a setting "
+                    "the profile does not run, or data we do not have: each notebook says which).\n")
     head.append("## Differences we cannot explain\n")
     head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "z"])))
     text = "\n".join(head) + "\n" + "\n\n".join(sections)
