@@ -337,3 +337,15 @@ def test_exact_objective_llr_is_bounded_by_epsilon_on_a_pair():
 def test_output_perturbation_audit_is_tight_and_has_power():
     r = E.audit_output_perturbation(1.0, 20000, random_state=1)
     assert r.exact_loss == pytest.approx(1.0) and r.holds and r.has_power
+
+
+def test_kdd_full_file_label_counts_match_the_published_totals():
+    """KDD_FULL_COUNTS against what the file's documentation states: 4,898,431 rows (scikit-learn's kddcup99
+    description) of which 80.1% are attacks (the same description; ODDS gives 3,925,651 attacks)."""
+    from dpkernels.experiments.chaudhuri2011 import KDD_FULL_COUNTS
+
+    total = sum(KDD_FULL_COUNTS.values())
+    attacks = total - KDD_FULL_COUNTS["normal"]
+    assert total == 4_898_431
+    assert round(100 * attacks / total, 1) == 80.1
+    assert abs(attacks - 3_925_651) <= 1  # the sources differ by one row between them

@@ -135,7 +135,8 @@ RUNS_ASSUMPTION = ("published se = our sd of fold (permutation) means / sqrt(10)
                    "protocol (10 folds x 50 noise runs; 5 permutations x 50 runs) with our spread, which it does not report")
 
 
-#: Connections per label in the full KDD Cup 1999 training file (4,898,431 rows; the KDD Cup task description),
+#: Connections per label in the full KDD Cup 1999 training file (4,898,431 rows, 80.1% attacks: scikit-learn's kddcup99
+#: description and ODDS; tested in tests/test_chaudhuri.py),
 #: which the paper sampled from.  The 10 percent file we have holds a tenth of smurf, neptune, normal, satan,
 #: ipsweep, portsweep and nmap but every row of the rarer labels (back, teardrop, pod, warezclient, ...), so those
 #: are ten times more frequent in it than in the paper's population.
