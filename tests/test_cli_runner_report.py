@@ -157,3 +157,13 @@ def test_cli_unknown_paper_is_an_error():
 def test_console_script_is_installed():
     proc = subprocess.run([sys.executable, "-m", "dpkernels.cli", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "reproduce" in proc.stdout
+
+
+def test_every_profile_of_a_paper_sets_the_same_parameters():
+    """A key in one profile and not the other breaks that profile's notebook (a KeyError at paper scale that the
+    quick-profile CI never sees)."""
+    from dpkernels import profiles
+
+    for paper in profiles.papers():
+        keys = {name: set(profiles.load(paper, name)) for name in profiles.PROFILE_NAMES}
+        assert keys["quick"] == keys["full"], f"{paper}: {keys['quick'] ^ keys['full']}"

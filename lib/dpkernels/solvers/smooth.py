@@ -158,13 +158,7 @@ class Design:
         ``rows``: only these rows, reweighted to the total (a subsampled Hessian: an unbiased estimate, for
         preconditioning only); ``curv`` is then given for those rows.
         """
-        wc = self.weighted(curv) if rows is None else curv * (1.0 if self.weight is None else self.weight[rows])
-        if rows is not None:
-            wc = wc * (self.n_examples / (len(rows) if self.weight is None else float(self.weight[rows].sum())))
-        act = np.flatnonzero(curv > 0)
-        scale = wc[act] / self.n_examples
-        if rows is not None:
-            act = rows[act]
+        act, scale = self._curvature_rows(curv, rows)
         d = self.d
         if act.size == 0:
             H = np.zeros((d, d))
@@ -181,6 +175,47 @@ class Design:
             H = (Xa * scale[:, None]).T @ Xa
         H[np.diag_indices(d)] += lam
         return H
+
+    def _curvature_rows(self, curv: Array, rows: NDArray[np.intp] | None) -> tuple[NDArray[np.intp], Array]:
+        """(rows with c > 0, their weights w c / n) of the Hessian X' diag(w c) X / n (see :meth:`hessian`)."""
+        wc = self.weighted(curv) if rows is None else curv * (1.0 if self.weight is None else self.weight[rows])
+        if rows is not None:
+            wc = wc * (self.n_examples / (len(rows) if self.weight is None else float(self.weight[rows].sum())))
+        act = np.flatnonzero(curv > 0)
+        scale = wc[act] / self.n_examples
+        if rows is not None:
+            act = rows[act]
+        return act, scale
+
+    def hessian_factor(self, curv: Array, lam: float, rows: NDArray[np.intp] | None = None) -> "HessianFactor":
+        """A factorisation of :meth:`hessian` (same arguments) for preconditioning: the d x d Cholesky factor when
+        the active rows are at least d, else the Woodbury form, which never forms the d x d matrix."""
+        act, scale = self._curvature_rows(curv, rows)
+        if act.size >= self.d:
+            return HessianFactor(cho_factor(self.hessian(curv, lam, rows=rows)), None, lam)
+        Xa = self.X[act]
+        Bm = Xa.multiply(np.sqrt(scale)[:, None]).tocsr() if self.is_sparse else Xa * np.sqrt(scale)[:, None]
+        M = Bm @ Bm.T
+        M = M.toarray() if self.is_sparse else M
+        M[np.diag_indices(act.size)] += lam
+        return HessianFactor(cho_factor(M), Bm, lam)
+
+
+@dataclass
+class HessianFactor:
+    """H = B'B + lam I, B = diag(sqrt(w c / n)) X_active: ``chol`` is the Cholesky factor of H itself (``B`` None)
+    or, when B has fewer rows k than columns d, of lam I_k + B B', and H^{-1} V = (V - B' (lam I + B B')^{-1} B V) / lam
+    (Woodbury): k x k work instead of d x d (d = 100,000 features would need a 75 GB Hessian)."""
+
+    chol: tuple[Array, bool]
+    B: Array | None
+    lam: float
+
+    def solve(self, V: Array) -> Array:
+        """H^{-1} V."""
+        if self.B is None:
+            return cho_solve(self.chol, V)
+        return (V - self.B.T @ cho_solve(self.chol, self.B @ V)) / self.lam
 
 
 def _distinct_rows(M: Array) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -479,19 +514,19 @@ def solve_smooth_erm_batch(
         # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
         rows = D.sample()
         z0 = D.matvec(center)
-        shared = cho_factor(D.hessian(_curvature(loss, z0 if rows is None else z0[rows]), lam, rows=rows))
+        shared = D.hessian_factor(_curvature(loss, z0 if rows is None else z0[rows]), lam, rows=rows)
         n_hess = 1
-        W = center[:, None] - cho_solve(shared, Lin)
+        W = center[:, None] - shared.solve(Lin)
         allc = np.arange(K)
         F, G, Z = evaluate(W, allc)
         # the draws' curvature differs from the centre's when the noise moves them far: precondition with the
         # Hessian of the curvature averaged over the draws at their starting points (one Hessian for all)
         Zr = Z if rows is None else Z[rows]
-        shared = cho_factor(D.hessian(_curvature(loss, Zr).mean(axis=1), lam, rows=rows))
+        shared = D.hessian_factor(_curvature(loss, Zr).mean(axis=1), lam, rows=rows)
         n_hess += 1
         sample = None if K <= 2 else D.sample()  # a refresh for one draw is a Newton step: every row
         gn = np.linalg.norm(G, axis=0)
-        own: dict[int, tuple[Array, bool]] = {}  # per-draw preconditioners after a refresh
+        own: dict[int, HessianFactor] = {}  # per-draw preconditioners after a refresh
         S = np.zeros((LBFGS_MEMORY, d, K))
         Y = np.zeros((LBFGS_MEMORY, d, K))
         RHO = np.zeros((LBFGS_MEMORY, K))
@@ -505,10 +540,10 @@ def solve_smooth_erm_batch(
             # refresh stalled draws with the Hessian at their own iterate
             stalled = active[(it - last_refresh[active] >= refresh_after) & (gn[active] > REFRESH_PROGRESS * gn_at_refresh[active])]
             for k in stalled:
-                Hk = D.hessian(_curvature(loss, Z[:, k] if sample is None else Z[sample, k]), lam, rows=sample)
                 n_hess += 1
                 try:
-                    own[int(k)] = cho_factor(Hk)
+                    own[int(k)] = D.hessian_factor(_curvature(loss, Z[:, k] if sample is None else Z[sample, k]), lam,
+                                                   rows=sample)
                 except LinAlgError:
                     continue
                 mem[k] = 0
@@ -519,7 +554,7 @@ def solve_smooth_erm_batch(
             slope = np.einsum("ij,ij->j", G[:, active], P)
             bad = slope >= 0
             if bad.any():  # not a descent direction: fall back to the preconditioned gradient
-                P[:, bad] = -cho_solve(shared, G[:, active][:, bad])
+                P[:, bad] = -shared.solve(G[:, active][:, bad])
                 slope[bad] = np.einsum("ij,ij->j", G[:, active][:, bad], P[:, bad])
                 mem[active[bad]] = 0
             t = np.ones(active.size)
@@ -604,8 +639,8 @@ def _small_batch(D: Design, loss: MarginLoss, lam: float, Lin: Array, center: Ar
                          n_newton=0, converged=gn <= gtol)
 
 
-def _lbfgs_direction(G: Array, S: Array, Y: Array, RHO: Array, mem: NDArray[np.int64], shared: tuple[Array, bool],
-                     own: dict[int, tuple[Array, bool]]) -> Array:
+def _lbfgs_direction(G: Array, S: Array, Y: Array, RHO: Array, mem: NDArray[np.int64], shared: HessianFactor,
+                     own: dict[int, HessianFactor]) -> Array:
     """-H_k G for every column with the two-loop recursion (memory ``mem[k]``, initial matrix P_k^{-1})."""
     Q = G.copy()
     m = S.shape[0]
@@ -617,9 +652,9 @@ def _lbfgs_direction(G: Array, S: Array, Y: Array, RHO: Array, mem: NDArray[np.i
         a = RHO[i] * np.einsum("ij,ij->j", S[i], Q) * on
         alpha[i] = a
         Q -= a * Y[i]
-    R = cho_solve(shared, Q)
+    R = shared.solve(Q)
     for j, fac in own.items():
-        R[:, j] = cho_solve(fac, Q[:, j])
+        R[:, j] = fac.solve(Q[:, j])
     for i in range(m):
         on = i < mem
         if not on.any():
