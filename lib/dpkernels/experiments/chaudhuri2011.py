@@ -592,8 +592,8 @@ def learning_curves(data: Dataset, sizes: Sequence[int], Lambdas: Sequence[float
 
 
 def learning_curve_frame(lc: pd.DataFrame | None, explanations: Explanations | None = None) -> pd.DataFrame:
-    """Figures 4-5 in long format: published points (their sizes, 60,000-120,000 rows per part) and ours (our
-    scaled-down sizes): the sizes differ, so no pair is formed except the flat non-private lines (size NaN)."""
+    """Figures 4-5 in long format: published points (their sizes, 60,000-120,000 rows per part) and ours; a size run
+    by both pairs, as do the flat non-private lines (size NaN)."""
     ex = explanations or {}
     pub = [{"figure": 4 if l == "logistic" else 5, "loss": l, "epsilon": e, "method": m, "size": s, "source": "published",
             "value": v, "n_runs": PUBLISHED_N_RUNS["permutations"], "errata": ex.get(_key("figure_4_5", l, e, m, s))}
