@@ -1316,11 +1316,12 @@ def record_lemmas_7_10(checks: Checks, l7: pd.DataFrame, l10: pd.DataFrame) -> V
 
 
 def record_sampler(checks: Checks, sampler: pd.DataFrame) -> Verdicts:
+    """Our samplers against Eq. (4)'s law (KS tests): a test of our code, so a ``target`` row, not a claim checked."""
     out = Verdicts()
     for r in sampler.itertuples():
         ok = r.p_norm_gamma > 1e-3 and (r.d == 1 or r.p_direction_uniform > 1e-3)
         out.append(checks.agrees("Eq. (4)", f"{r.noise} sampler for density ~ exp(-beta ||b||), d = {int(r.d)}: KS p-values (norm; direction)",
-                                 kind="measured", expected="both > 1e-3", measured=f"{r.p_norm_gamma:.3g}; {r.p_direction_uniform:.3g}",
+                                 kind="target", expected="both > 1e-3", measured=f"{r.p_norm_gamma:.3g}; {r.p_direction_uniform:.3g}",
                                  ok=ok, detail=f"{int(r.draws)} draws; Spearman(norm, u_1) = {r.spearman_norm_direction:.3f}"))
     return out
 
@@ -1603,12 +1604,14 @@ def record_diffprivlib_comparison(checks: Checks, cmp: pd.DataFrame) -> Verdicts
     ])
 
 
-def record_diffprivlib_audit(checks: Checks, theirs: AuditResult, ours: AuditResult) -> Verdicts:
+def record_diffprivlib_audit(checks: Checks, peer: Checks, theirs: AuditResult, ours: AuditResult) -> Verdicts:
+    """D1: diffprivlib's rows go to ``peer`` (``Checks("diffprivlib")``: findings about the peer, not the paper),
+    ours on the same pair to ``checks``."""
     out = Verdicts([
-        checks.at_most("Theorem 9 (diffprivlib, data_norm = 30)", "sup over releases of diffprivlib's exact privacy loss on the pair (eps = 1)",
+        peer.at_most("Theorem 9 (diffprivlib, data_norm = 30)", "sup over releases of diffprivlib's exact privacy loss on the pair (eps = 1)",
                        kind="analytic", bound=theirs.epsilon, measured=theirs.exact_loss, id="d1-exact",
                        detail="diffprivlib uses c R where the Jacobian needs c R^2 (finding about the peer)"),
-        checks.at_most("Theorem 9 (diffprivlib, data_norm = 30)", "95% CP lower bound on epsilon from diffprivlib's own releases (eps = 1)",
+        peer.at_most("Theorem 9 (diffprivlib, data_norm = 30)", "95% CP lower bound on epsilon from diffprivlib's own releases (eps = 1)",
                        kind="measured", bound=theirs.epsilon, measured=theirs.epsilon_lb, id="d1-audit",
                        detail=f"{theirs.n_releases} releases per data set; 'violated' means diffprivlib's release is not "
                        f"{theirs.epsilon:g}-DP (finding about the peer)"),
@@ -1617,10 +1620,11 @@ def record_diffprivlib_audit(checks: Checks, theirs: AuditResult, ours: AuditRes
     return out
 
 
-def record_diffprivlib_intercept(checks: Checks, intercepts: pd.DataFrame) -> Verdict:
+def record_diffprivlib_intercept(peer: Checks, intercepts: pd.DataFrame) -> Verdict:
+    """D2 (a finding about the peer: ``peer`` is ``Checks("diffprivlib")``)."""
     share = float(intercepts.no_minimiser.mean())
     garbage = intercepts[intercepts.no_minimiser].released_intercept.abs()
-    return checks.add("Algorithm 2 (diffprivlib intercept)", "diffprivlib releases the argmin Algorithm 2 assumes "
+    return peer.add("Algorithm 2 (diffprivlib intercept)", "diffprivlib releases the argmin Algorithm 2 assumes "
                       "(fit_intercept=True, n = 5, eps = 1, C = 1)", kind="measured", bound="an argmin for every noise draw",
                       measured=f"none for {share:.0%} of seeds" + (f"; released |intercept| >= {garbage.min():.2g}" if len(garbage) else ""),
                       status="violated" if share > 0 else "holds", id="d2-intercept",
