@@ -236,8 +236,8 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     if frames:
         timings = pd.concat(frames, ignore_index=True)
         totals = pd.DataFrame([{"paper": r.paper, "section": "(notebook total)", "cells": None, "seconds": round(r.seconds, 1)}
-                               for r in results if r.ok] + [{"paper": "(all)", "section": f"(wall time, jobs={jobs})",
-                                                             "cells": None, "seconds": round(wall, 1)}])
+                               for r in results if r.ok] + [{"paper": "(all)", "section": "(wall time)", "cells": None,
+                                                             "seconds": round(wall, 1), "jobs": jobs}])
         timings = pd.concat([timings, totals], ignore_index=True)
         timings.to_csv(BUILD_DIR / profile / "timings.csv", index=False)
         if profile == "full" and papers is None:
