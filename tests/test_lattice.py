@@ -132,3 +132,16 @@ def test_invalid_parameters_raise():
         L.laplace_lattice([1e30], 1.0)
     with pytest.raises(ValueError):
         L.exact_noisy_argmax([], "gumbel", 1.0)
+
+
+def test_long_sums_enclose_the_exact_sum_with_a_radius_that_does_not_grow_with_n(rng):
+    """_Ball.sum on 100,000 terms (math.fsum path): the exact sum of any reals within the terms' balls lies in the
+    result, and the radius stays within a few ulps of the sum (gamma_n sum |x_i| would be ~1e-11 relative)."""
+    mid = rng.exponential(size=100_000)
+    rad = mid * 2.0**-52
+    total = L._Ball(mid, rad).sum(axis=0)
+    for sign in (-1, 1):
+        exact = mpmath.fsum(mpmath.mpf(float(m)) + sign * mpmath.mpf(float(r)) for m, r in zip(mid, rad))
+        assert abs(exact - total.mid) <= total.rad
+    assert total.rad <= 4 * 2.0**-52 * total.mid
+

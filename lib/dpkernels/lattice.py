@@ -67,6 +67,7 @@ _REL_BASIC = 2.0**-46
 _REL_TRANS = 2.0**-44
 #: Absolute floor of every radius (covers subnormal results).
 _ABS_FLOOR = 2.0**-1000
+_FSUM_MIN = 64  #: sums at least this long are computed with math.fsum (see _Ball.sum)
 #: Largest |k| accepted, so that g * k and k +- 1/2 are exact in float64.
 _K_MAX = 2.0**51
 _WORD = 2**64
@@ -193,11 +194,19 @@ class _Ball:
         return _Ball(np.sin(ang), rad_ang + _REL_TRANS)
 
     def sum(self, axis: int) -> "_Ball":
-        """Sum along ``axis`` with the recursive-summation error bound gamma_n sum |x_i|."""
+        """Sum along ``axis``.  Short sums: numpy's, with the recursive-summation error bound gamma_n sum |x_i|.
+        Long ones (n >= ``_FSUM_MIN``): ``math.fsum``, correctly rounded (error <= 2^-53 |sum|), so that the radius
+        does not grow with n (at d = 100,000 the gamma_n bound made almost every Gamma-norm release ambiguous and
+        sent it to the mpmath refinement)."""
         n = self.mid.shape[axis]
-        mid = self.mid.sum(axis=axis)
         gamma = (n + 1) * 2.0**-53 / (1.0 - (n + 1) * 2.0**-53)
-        rad = self.rad.sum(axis=axis) * (1.0 + 2.0**-40) + gamma * 2.0**6 * np.abs(self.mid).sum(axis=axis) + _ABS_FLOOR
+        if n >= _FSUM_MIN:
+            mid = np.apply_along_axis(math.fsum, axis, self.mid)
+            rad_sum = self.rad.sum(axis=axis) * (1.0 + 2.0 * gamma)  # a float sum of non-negative terms, as an upper bound
+            rad = (rad_sum + 2.0**-53 * np.abs(mid)) * (1.0 + 2.0**-50) + _ABS_FLOOR
+        else:
+            mid = self.mid.sum(axis=axis)
+            rad = self.rad.sum(axis=axis) * (1.0 + 2.0**-40) + gamma * 2.0**6 * np.abs(self.mid).sum(axis=axis) + _ABS_FLOOR
         return _Ball(mid, rad)
 
     def take(self, idx: object) -> "_Ball":
@@ -305,7 +314,8 @@ def gamma_norm_lattice(center: ArrayLike, beta: float, random_state: object = No
     total = _Ball.exact(C) + noise
     k, ok = _cells((total.mid - total.rad) / grid, (total.mid + total.rad) / grid)
     for row in np.flatnonzero(~ok.all(axis=1)):
-        k[row] = _refine_gamma_row(u, C[row], beta, grid, row, m, d, pairs)
+        todo = np.flatnonzero(~ok[row])
+        k[row, todo] = _refine_gamma_row(u, C[row], beta, grid, row, m, d, pairs, todo)
     out = grid * k.astype(np.float64)
     return out[0] if single else out
 
@@ -332,7 +342,10 @@ def _mp_normals(u: _Uniforms, first: int, count: int, level: int, iv: object) ->
     return out[:count]
 
 
-def _refine_gamma_row(u: _Uniforms, c: Array, beta: float, grid: float, row: int, m: int, d: int, pairs: int) -> NDArray[np.int64]:
+def _refine_gamma_row(u: _Uniforms, c: Array, beta: float, grid: float, row: int, m: int, d: int, pairs: int,
+                      todo: NDArray[np.intp]) -> NDArray[np.int64]:
+    """The cells of coordinates ``todo`` of one Gamma-norm release (the others were decided by the float balls); the
+    radius and the norm need every coordinate in interval arithmetic."""
     from mpmath import iv
 
     for level in range(1, 9):
@@ -342,7 +355,7 @@ def _refine_gamma_row(u: _Uniforms, c: Array, beta: float, grid: float, row: int
         norm = iv.sqrt(sum((zj * zj for zj in z), iv.mpf(0)))
         g = iv.mpf(grid)
         ks, ok = [], True
-        for j in range(d):
+        for j in todo:
             x = (iv.mpf(float(c[j])) + radius * z[j] / norm) / g
             kj = math.floor(float(x.a) + 0.5)
             if not (x.a >= iv.mpf(kj) - 0.5 and x.b < iv.mpf(kj) + 0.5):
