@@ -124,8 +124,9 @@ class Mechanism:
 
 
 def _solver_eps(eps: float) -> float:
-    """The calibration epsilon of a mechanism whose guarantee is epsilon (1 + 2 solver_tol) (certified solver)."""
-    return eps / (1.0 + 2.0 * HYPER["solver_tol"])
+    """The calibration epsilon of a mechanism whose guarantee is epsilon (1 + 2 solver_tol) (certified solver),
+    rounded down one ulp so that the stated guarantee, recomputed in floating point, does not exceed ``eps``."""
+    return float(np.nextafter(eps / (1.0 + 2.0 * HYPER["solver_tol"]), 0.0))
 
 
 def _sphere(n: int, d: int, radius: float, rng: np.random.Generator) -> Array:
