@@ -62,6 +62,7 @@ __all__ = [
     "KDD_HASH_BUCKETS",
     "public_features",
     "load_task_data",
+    "available",
     "split_budget",
     "accounted_epsilon",
     "make_configs",
@@ -442,7 +443,8 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
                                             config["seed"])
     except DatasetUnavailable as exc:
         return {"error": math.nan, "fit_seconds": math.nan, "peak_mb": math.nan, "epsilon_spent": math.nan,
-                "delta_spent": math.nan, "n_parts": 0, "d": 0, "skipped": str(exc).splitlines()[0][:300]}
+                "delta_spent": math.nan, "n_parts": 0, "d": 0, "base_error": math.nan,
+                "skipped": str(exc).splitlines()[0][:300]}
     classes = np.arange(6) if config["task"] == "multiclass" else None
     rng = np.random.default_rng([config["seed"], int(hashlib.sha1(config["mechanism"].encode()).hexdigest()[:8], 16),
                                  int(round((config["epsilon"] or 0.0) * 1e6))])
@@ -457,7 +459,24 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     eps_spent = accounted_epsilon(parts, config["delta"]) if mech.privacy == "approx" else float(sum(e for e, _ in parts))
     return {"error": float(np.mean(pred != yte)), "fit_seconds": float(seconds), "peak_mb": peak / 2**20,
             "epsilon_spent": float(eps_spent), "delta_spent": float(config["delta"] if mech.privacy == "approx" else 0.0),
-            "n_parts": len(parts), "d": int(Xtr.shape[1]), "skipped": ""}
+            "n_parts": len(parts), "d": int(Xtr.shape[1]), "base_error": _majority_error(yte), "skipped": ""}
+
+
+def _majority_error(y: NDArray) -> float:
+    """Test error of always predicting the test set's most frequent label (an evaluation reference, used by no
+    mechanism): a private classifier that does not beat it has learned nothing usable."""
+    return float(1.0 - np.max(np.unique(y, return_counts=True)[1]) / len(y))
+
+
+def available(name: str) -> str:
+    """'' when data set ``name`` can be loaded, else the reason (the first line of DatasetUnavailable's message)."""
+    from dpkernels.datasets import DatasetUnavailable
+
+    try:
+        _population(name, "binary")
+    except DatasetUnavailable as exc:
+        return str(exc).splitlines()[0]
+    return ""
 
 
 def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: Sequence[float], seeds: int,
@@ -524,6 +543,7 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
                      "label": MECHANISMS[key[2]].label, "privacy": MECHANISMS[key[2]].privacy,
                      "n_train": int(g["n_train"].iloc[0]), "d": int(g["d"].iloc[0]), "error": m, "se": se, "ci95": hw,
                      "fit_seconds": float(g["fit_seconds"].mean()), "peak_mb": float(g["peak_mb"].mean()),
+                     "base_error": float(g["base_error"].mean()),
                      "epsilon_spent_max": float(g["epsilon_spent"].max()), "n_runs": len(g)})
     return pd.DataFrame(rows)
 
@@ -549,7 +569,8 @@ def paired_claim(df: pd.DataFrame, dataset: str, task: str, a: str, b: str, epsi
 
 def recommendation(summary: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, task, epsilon): the private mechanism with the lowest mean test error, its evidence (mean error
-    and 95% CI), the runner-up, and ``tie`` when their intervals overlap (the data then do not separate them)."""
+    and 95% CI), the runner-up, and ``tie`` when their intervals overlap (the data then do not separate them);
+    ``beats_majority`` says whether the best one's interval lies below the majority-class error (``base_error``)."""
     rows = []
     priv = summary[summary["privacy"] != "none"]
     for (ds, task, eps), g in priv.groupby(["dataset", "task", "epsilon"], sort=True):
@@ -564,5 +585,6 @@ def recommendation(summary: pd.DataFrame) -> pd.DataFrame:
                      "runner_up": "" if second is None else second["mechanism"],
                      "runner_up_error": math.nan if second is None else second["error"],
                      "runner_up_ci95": math.nan if second is None else second["ci95"],
-                     "verdict": "tie" if tie else "separated"})
+                     "verdict": "tie" if tie else "separated", "base_error": best["base_error"],
+                     "beats_majority": bool(best["error"] + best["ci95"] < best["base_error"])})
     return pd.DataFrame(rows)
