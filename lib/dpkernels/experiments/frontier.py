@@ -290,8 +290,8 @@ def public_features(name: str, frame: pd.DataFrame) -> Array:
 
 
 @functools.lru_cache(maxsize=4)
-def _population(name: str, task: str) -> tuple[Array, NDArray]:
-    """The whole table after the public feature map, with its public labels (cached per process)."""
+def _population(name: str, task: str) -> tuple[pd.DataFrame, NDArray]:
+    """The whole raw table (rows the feature map will see) with its public labels (cached per process)."""
     from dpkernels import datasets as D
 
     if name == "adult":
@@ -301,31 +301,46 @@ def _population(name: str, task: str) -> tuple[Array, NDArray]:
                                       skipinitialspace=True, na_values="?", keep_default_na=False))
         df = pd.concat(frames, ignore_index=True)
         df = df[df["income"].notna() & (df["income"] != "")]
-        df = df[df[D.ADULT_COLUMNS].notna().all(axis=1)]  # the population: rows without a missing value
-        y = np.where(df["income"].str.rstrip(".") == ">50K", 1, -1)
-        return public_features("adult", df), y
+        df = df[df[D.ADULT_COLUMNS].notna().all(axis=1)].reset_index(drop=True)  # the population: complete rows
+        return df, np.where(df["income"].str.rstrip(".") == ">50K", 1, -1)
     if name == "kddcup99":
         df = D._kdd_frame()
-        y = np.where(df["label"].isin(D.KDD_DOS), -1, 1)
-        return public_features("kddcup99", df), y
+        return df, np.where(df["label"].isin(D.KDD_DOS), -1, 1)
     if name == "satimage":
         ds = D.load_satimage("all")
-        frame = pd.DataFrame(ds.X)
-        X = public_features("satimage", frame)
-        if task == "binary":  # the first class of the public label set (SATIMAGE_BINARY) against the rest
-            return X, np.where(ds.y == SATIMAGE_BINARY, 1, -1)
-        return X, ds.y.astype(np.int64)
+        if task == "binary":  # class "red soil" (SATIMAGE_BINARY) against the rest
+            return pd.DataFrame(ds.X), np.where(ds.y == SATIMAGE_BINARY, 1, -1)
+        return pd.DataFrame(ds.X), ds.y.astype(np.int64)
     raise ValueError(f"unknown data set {name!r}; known: {DATASETS}")
 
 
+#: The raw files each data set needs (checked by :func:`available` without reading them).
+FILES = {"adult": ("adult.data", "adult.test", "adult.names"), "kddcup99": ("kddcup99",), "satimage": ("satellite",)}
+
+
+def available(name: str) -> str:
+    """'' when the files of data set ``name`` can be found (or downloaded), else the reason (the first line of
+    :class:`dpkernels.datasets.DatasetUnavailable`'s message)."""
+    from dpkernels.datasets import DatasetUnavailable, locate
+
+    try:
+        for key in FILES[name]:
+            locate(key)
+    except DatasetUnavailable as exc:
+        return str(exc).splitlines()[0]
+    return ""
+
+
 def load_task_data(name: str, task: str, n_train: int, n_test: int, seed: int) -> tuple[Array, NDArray, Array, NDArray]:
-    """A seeded split of ``n_train`` training and ``n_test`` test rows of a data set (public feature map).  Raises
-    :class:`dpkernels.datasets.DatasetUnavailable` when the file is absent (KDDCup99 without DPKERNELS_DATA)."""
-    X, y = _population(name, task)
+    """A seeded split of ``n_train`` training and ``n_test`` test rows of a data set, through the public feature map
+    (applied to the drawn rows only: it is per-record).  Raises :class:`dpkernels.datasets.DatasetUnavailable` when
+    the file is absent (KDDCup99 without DPKERNELS_DATA)."""
+    frame, y = _population(name, task)
     if n_train + n_test > len(y):
         raise ValueError(f"{name} has {len(y)} rows, fewer than {n_train} + {n_test}")
     idx = np.random.default_rng([seed, 11]).permutation(len(y))[: n_train + n_test]
-    return X[idx[:n_train]], y[idx[:n_train]], X[idx[n_train:]], y[idx[n_train:]]
+    X = public_features(name, frame.iloc[idx])
+    return X[:n_train], y[idx[:n_train]], X[n_train:], y[idx[n_train:]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -466,17 +481,6 @@ def _majority_error(y: NDArray) -> float:
     """Test error of always predicting the test set's most frequent label (an evaluation reference, used by no
     mechanism): a private classifier that does not beat it has learned nothing usable."""
     return float(1.0 - np.max(np.unique(y, return_counts=True)[1]) / len(y))
-
-
-def available(name: str) -> str:
-    """'' when data set ``name`` can be loaded, else the reason (the first line of DatasetUnavailable's message)."""
-    from dpkernels.datasets import DatasetUnavailable
-
-    try:
-        _population(name, "binary")
-    except DatasetUnavailable as exc:
-        return str(exc).splitlines()[0]
-    return ""
 
 
 def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: Sequence[float], seeds: int,
