@@ -135,7 +135,6 @@ show_verdicts()
 # comparisons are paired.
 
 # %%
-# NBVAL_CHECK_OUTPUT
 configs = E.make_configs(P["datasets"], list(E.MECHANISMS), P["epsilons"], P["seeds"], P["n_train"], P["n_test"])
 print(f"{len(configs)} tasks")
 print(pd.DataFrame(configs).groupby(["dataset", "task"]).size().rename("tasks").to_string())
