@@ -104,3 +104,26 @@ def test_public_features_are_per_record_and_in_the_unit_ball():
     raw = pd.DataFrame(np.full((3, 36), 255.0))
     one = F.public_features("satimage", raw.iloc[:1])
     assert np.array_equal(F.public_features("satimage", raw)[:1], one)  # no dependence on the other rows
+
+
+def _results(errors_a, errors_b, eps=0.1):
+    import pandas as pd
+
+    rows = []
+    for m, errs in (("bassily-alg2", errors_a), ("chaudhuri-objective-logistic", errors_b)):
+        for s, e in enumerate(errs):
+            rows.append({"dataset": "adult", "task": "binary", "mechanism": m, "epsilon": eps, "seed": s, "error": e,
+                         "n_train": 100, "d": 5, "fit_seconds": 0.1, "peak_mb": 1.0, "epsilon_spent": eps,
+                         "base_error": 0.25, "skipped": ""})
+    return pd.DataFrame(rows)
+
+
+def test_recommendation_separates_only_when_intervals_do_not_overlap():
+    sep = _results([0.10, 0.11, 0.10, 0.12, 0.11], [0.20, 0.21, 0.19, 0.20, 0.22])
+    rec = F.recommendation(F.summarise(sep), sep)
+    assert rec.mechanism.tolist() == ["bassily-alg2"] and rec.verdict.tolist() == ["separated"]
+    assert rec.paired_p.iloc[0] < 0.01 and bool(rec.beats_majority.iloc[0])
+    tie = _results([0.10, 0.30, 0.12, 0.28, 0.11], [0.12, 0.29, 0.15, 0.27, 0.16])
+    rec = F.recommendation(F.summarise(tie), tie)
+    assert rec.verdict.tolist() == ["tie"] and not bool(rec.beats_majority.iloc[0])
+    assert F.paired_claim(tie, "adult", "binary", "chaudhuri-objective-logistic", "bassily-alg2", [0.1])["holds"] is False

@@ -571,10 +571,12 @@ def paired_claim(df: pd.DataFrame, dataset: str, task: str, a: str, b: str, epsi
     return {"n_pairs": len(common), "mean_diff": float(diff.mean()), "p": p, "holds": bool(p < alpha and diff.mean() > 0)}
 
 
-def recommendation(summary: pd.DataFrame) -> pd.DataFrame:
+def recommendation(summary: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, task, epsilon): the private mechanism with the lowest mean test error, its evidence (mean error
     and 95% CI), the runner-up, and ``tie`` when their intervals overlap (the data then do not separate them);
-    ``beats_majority`` says whether the best one's interval lies below the majority-class error (``base_error``)."""
+    ``paired_p``: the one-sided paired t-test of "best beats runner-up" over seeds (:func:`paired_claim`, more
+    powerful than the overlap of intervals, reported as further evidence); ``beats_majority`` says whether the best
+    one's interval lies below the majority-class error (``base_error``)."""
     rows = []
     priv = summary[summary["privacy"] != "none"]
     for (ds, task, eps), g in priv.groupby(["dataset", "task", "epsilon"], sort=True):
@@ -582,6 +584,7 @@ def recommendation(summary: pd.DataFrame) -> pd.DataFrame:
         best = g.iloc[0]
         second = g.iloc[1] if len(g) > 1 else None
         tie = bool(second is not None and best["error"] + best["ci95"] >= second["error"] - second["ci95"])
+        p = math.nan if second is None else paired_claim(results, ds, task, best["mechanism"], second["mechanism"], [eps])["p"]
         level = "high (eps <= 0.1)" if eps <= 0.1 else ("medium (0.1 < eps <= 1)" if eps <= 1 else "low (eps > 1)")
         rows.append({"dataset": ds, "task": task, "n_train": int(best["n_train"]), "d": int(best["d"]),
                      "epsilon": eps, "privacy_level": level, "mechanism": best["mechanism"], "label": best["label"],
@@ -589,6 +592,6 @@ def recommendation(summary: pd.DataFrame) -> pd.DataFrame:
                      "runner_up": "" if second is None else second["mechanism"],
                      "runner_up_error": math.nan if second is None else second["error"],
                      "runner_up_ci95": math.nan if second is None else second["ci95"],
-                     "verdict": "tie" if tie else "separated", "base_error": best["base_error"],
+                     "verdict": "tie" if tie else "separated", "paired_p": p, "base_error": best["base_error"],
                      "beats_majority": bool(best["error"] + best["ci95"] < best["base_error"])})
     return pd.DataFrame(rows)
