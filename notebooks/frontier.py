@@ -132,7 +132,8 @@ show_verdicts()
 # sweep loses nothing finished.  With `scheduler` (or `dpkernels reproduce --scheduler ADDRESS`, or
 # `DPKERNELS_SCHEDULER`) the tasks run on a Dask cluster through joblib's dask backend.  Each seed draws a new
 # training and test sample (sizes below) and new noise; all mechanisms see the same rows for a given seed, so
-# comparisons are paired.
+# comparisons are paired.  A privacy-leak warning of any mechanism (a bound or a label set taken from the data)
+# fails its task rather than being passed by.
 
 # %%
 configs = E.make_configs(P["datasets"], list(E.MECHANISMS), P["epsilons"], P["seeds"], P["n_train"], P["n_test"])

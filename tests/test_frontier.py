@@ -127,3 +127,18 @@ def test_recommendation_separates_only_when_intervals_do_not_overlap():
     rec = F.recommendation(F.summarise(tie), tie)
     assert rec.verdict.tolist() == ["tie"] and not bool(rec.beats_majority.iloc[0])
     assert F.paired_claim(tie, "adult", "binary", "chaudhuri-objective-logistic", "bassily-alg2", [0.1])["holds"] is False
+
+
+def test_a_privacy_leak_warning_fails_the_task(monkeypatch):
+    """A mechanism that takes a bound from the data warns (PrivacyLeakWarning); the sweep must not pass it by."""
+    from dpkernels.mechanisms import PrivateSVMFinite
+
+    leaky = F.Mechanism("rubinstein-finite", "leaky", "test", "pure", False,
+                        lambda e, d, info, r: PrivateSVMFinite(epsilon=e, data_norm=None, classes=[-1, 1], random_state=r))
+    monkeypatch.setitem(F.MECHANISMS, "rubinstein-finite", leaky)
+    c = {"dataset": "satimage", "task": "binary", "mechanism": "rubinstein-finite", "epsilon": 1.0, "delta": 1e-5,
+         "seed": 0, **SMALL}
+    from dpkernels._validation import PrivacyLeakWarning
+
+    with pytest.raises(PrivacyLeakWarning):
+        F.run_task(c)

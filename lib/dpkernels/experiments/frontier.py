@@ -447,8 +447,10 @@ def _spent(est: Any, mech: Mechanism) -> tuple[float, float]:
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (mechanism, data set, task, epsilon, seed): test error, fit seconds, peak fit memory (MB, tracemalloc)
     and the privacy spent as accounted.  A missing data file returns a row with its reason (``skipped``)."""
+    from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
     from threadpoolctl import threadpool_limits
 
+    from dpkernels._validation import PrivacyLeakWarning
     from dpkernels.datasets import DatasetUnavailable
 
     validate_config(config)
@@ -464,7 +466,10 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     rng = np.random.default_rng([config["seed"], int(hashlib.sha1(config["mechanism"].encode()).hexdigest()[:8], 16),
                                  int(round((config["epsilon"] or 0.0) * 1e6))])
     with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        # a privacy-leak warning (a bound or label set taken from the data) fails the task instead of passing by
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
         tracemalloc.start()
         t0 = time.perf_counter()
         pred, parts = _fit_predict(mech, config["epsilon"], config["delta"], Xtr, ytr, Xte, classes, rng)
