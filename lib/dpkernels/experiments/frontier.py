@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import threading
 import time
 import tracemalloc
 import warnings
@@ -444,6 +445,9 @@ def _spent(est: Any, mech: Mechanism) -> tuple[float, float]:
     return float(eps), float(g.delta)
 
 
+_FIT_LOCK = threading.Lock()
+
+
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (mechanism, data set, task, epsilon, seed): test error, fit seconds, peak fit memory (MB, tracemalloc)
     and the privacy spent as accounted.  A missing data file returns a row with its reason (``skipped``)."""
@@ -465,7 +469,9 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     classes = np.arange(6) if config["task"] == "multiclass" else None
     rng = np.random.default_rng([config["seed"], int(hashlib.sha1(config["mechanism"].encode()).hexdigest()[:8], 16),
                                  int(round((config["epsilon"] or 0.0) * 1e6))])
-    with threadpool_limits(1), warnings.catch_warnings():
+    # tracemalloc, the warning filters and the BLAS thread limit are process-wide: fits in threads of one process
+    # (a Dask worker with several threads) take turns, or their measurements would mix and tracemalloc could crash
+    with _FIT_LOCK, threadpool_limits(1), warnings.catch_warnings():
         # a privacy-leak warning (a bound or label set taken from the data) fails the task instead of passing by
         warnings.simplefilter("error", PrivacyLeakWarning)
         warnings.simplefilter("error", DPLPrivacyLeakWarning)
