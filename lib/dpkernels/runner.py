@@ -62,6 +62,21 @@ def stable_cell_ids(nb: object) -> None:
         cell["id"] = base if k == 0 else f"{base}-{k}"
 
 
+def _kernel_manager_logging_to(log: Path) -> type:
+    """A kernel manager whose kernel writes its stderr to ``log`` (``build/<profile>/<paper>.kernel.log``) instead of
+    the user's terminal: asyncio's "Task was destroyed but it is pending!" at kernel shutdown and the like.  Cell
+    errors and cell output still reach the notebook through the kernel's messages."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class KernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: object) -> None:
+            with open(log, "ab") as fh:  # the child keeps its own copy of the descriptor
+                kw["stderr"] = fh
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return KernelManager
+
+
 @dataclass
 class RunResult:
     paper: str
@@ -112,7 +127,8 @@ def run_notebook(
     try:
         pm.execute_notebook(str(input_path), str(output_path), parameters={"profile": profile},
                             kernel_name=kernel, cwd=str(notebook_dir), progress_bar=progress, log_output=False,
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                            kernel_manager_class=_kernel_manager_logging_to(out_dir / f"{paper}.kernel.log"))
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         return RunResult(paper, False, time.perf_counter() - start, output_path, f"{type(exc).__name__}: {exc}")
     finally:
