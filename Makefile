@@ -1,10 +1,10 @@
 # dpkernels workbook: two commands do all the set-up on a fresh machine (Python >= 3.11).
-#   make reproduce [PROFILE=quick|full] [JOBS=N] [PAPERS="rubinstein2012 ..."]
+#   make reproduce [PROFILE=full|quick] [JOBS=N] [PAPERS="rubinstein2012 ..."]   (full: every paper's protocol; budget 15 min on 2 cores)
 #   make test
 PYTHON  ?= python3
 VENV    ?= .venv
-PROFILE ?= quick
-JOBS    ?= 1
+PROFILE ?= full
+JOBS    ?= 2
 PAPERS  ?=
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.dpkernels-installed
@@ -12,7 +12,7 @@ STAMP   := $(VENV)/.dpkernels-installed
 .PHONY: reproduce test unit nbval report datasets bench sync clean help
 
 help:
-	@echo "make reproduce [PROFILE=quick|full] [JOBS=N]  regenerate paper_figures/ and REPORT.md"
+	@echo "make reproduce [PROFILE=full|quick] [JOBS=N]  regenerate paper_figures/ and REPORT.md (default: full, JOBS=2)"
 	@echo "make test                                     unit tests + nbval over notebooks/"
 	@echo "make bench                                    speed benchmarks (benchmarks/)"
 	@echo "make sync                                     update notebooks/*.ipynb inputs from their .py sources"

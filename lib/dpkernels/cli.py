@@ -55,9 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dpkernels", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("reproduce", help="execute the notebooks and regenerate paper_figures/")
-    p.add_argument("--profile", choices=("quick", "full"), default="quick")
+    p.add_argument("--profile", choices=("quick", "full"), default="full",
+                   help="full (default): each paper's protocol (budget: 15 minutes on 2 cores with --jobs 2); quick: a first "
+                   "look, outputs in build/quick/")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
-    p.add_argument("--jobs", type=int, default=1, help="notebooks run in parallel")
+    p.add_argument("--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
     p.add_argument("--no-update", action="store_true", help="full profile: do not copy executed outputs into notebooks/*.ipynb")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
