@@ -142,3 +142,17 @@ def test_a_privacy_leak_warning_fails_the_task(monkeypatch):
 
     with pytest.raises(PrivacyLeakWarning):
         F.run_task(c)
+
+
+def test_paired_claim_takes_seeds_as_the_units():
+    """Two epsilons per seed are one unit: the test counts seeds, and a difference that is large at one epsilon and
+    opposite at the other, seed by seed, is averaged before the test."""
+    import pandas as pd
+
+    rows = []
+    for s in range(6):
+        for eps, (ea, eb) in ((0.05, (0.10, 0.30)), (0.1, (0.30, 0.10))):
+            rows += [{"dataset": "adult", "task": "binary", "mechanism": m, "epsilon": eps, "seed": s, "error": e + 0.001 * s,
+                      "skipped": ""} for m, e in (("a", ea), ("b", eb))]
+    t = F.paired_claim(pd.DataFrame(rows), "adult", "binary", "a", "b", [0.05, 0.1])
+    assert t["n_seeds"] == 6 and t["mean_diff"] == pytest.approx(0.0, abs=1e-12) and t["holds"] is False

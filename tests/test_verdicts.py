@@ -29,3 +29,12 @@ def test_bounds_audits_rates_and_slopes():
     assert V.slope_agrees(-1.05, -1, 0.25) and not V.slope_agrees(-5.1, -3, 0.25)
     assert V.rate_at_most(3, 1000, 0.01) and not V.rate_at_most(50, 1000, 0.01)
     assert V.status(True) == "holds" and V.status(False) == "violated"
+
+
+def test_holm_controls_the_family_and_stops_at_the_first_failure():
+    from dpkernels.verdicts import holm
+
+    # 0.01 <= 0.05/4, 0.012 <= 0.05/3, 0.04 > 0.05/2: the last two fail although 0.04 < 0.05 alone
+    assert holm([0.04, 0.01, 0.012, 0.03]) == [False, True, True, False]
+    assert holm([0.001, float("nan")]) == [True, False]
+    assert holm([0.2, 0.3]) == [False, False]

@@ -22,6 +22,7 @@ lower bound of the observed rate does not exceed the claimed delta (:func:`rate_
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "Z_AGREE",
+    "holm",
     "Comparison",
     "published_se",
     "compare",
@@ -135,3 +137,17 @@ def rate_at_most(failures: int, trials: int, delta: float, alpha: float = 0.05) 
 def status(ok: bool) -> str:
     """``holds`` or ``violated``."""
     return "holds" if ok else "violated"
+
+
+def holm(pvalues: Sequence[float], alpha: float = 0.05) -> list[bool]:
+    """Holm's step-down procedure: which of a family of hypotheses are rejected at family-wise error ``alpha`` (a NaN
+    p-value is never rejected).  The i-th smallest p-value is compared with alpha / (m - i); rejection stops at the
+    first that fails."""
+    p = np.asarray(pvalues, dtype=float)
+    m = len(p)
+    out = [False] * m
+    for rank, i in enumerate(np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")):
+        if not (p[i] <= alpha / (m - rank)):
+            break
+        out[int(i)] = True
+    return out
