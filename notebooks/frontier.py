@@ -68,7 +68,7 @@ import seaborn as sns
 
 from dpkernels import profiles, verdicts
 from dpkernels.experiments import frontier as E
-from dpkernels.report import Checks, Verdict, output_dir, stable_text, write_table
+from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.sweep import scheduler_address
 
 P = profiles.load("frontier", profile, sizes)
@@ -80,16 +80,6 @@ pd.set_option("display.max_columns", 30)
 pd.set_option("display.precision", 4)
 print(f"profile={profile}, seed={seed}, output={OUT.name}/, scheduler={'Dask' if scheduler_address(scheduler) else 'local joblib'}")
 
-
-def show_verdicts():
-    """Print the checks recorded since the last call: the verdict right after the check."""
-    rows = checks.rows[show_verdicts.shown:]
-    show_verdicts.shown = len(checks.rows)
-    for r in rows:
-        print(Verdict(r["claim"], r["check"], r["kind"], r["bound"], r["measured"], r["status"], r["detail"]))
-
-
-show_verdicts.shown = 0
 
 # %% [markdown]
 # ## 1. The mechanisms and their guarantees
@@ -122,7 +112,7 @@ print(stable_text(acct, digits=3))
 checks.at_most("one-against-all composition", "accounted epsilon of 6 (epsilon, delta) fits at the split budget <= the "
                "target 1 (dp-accounting PLD, or basic composition when smaller)", kind="consistency", bound=1.0,
                measured=float(acct.accounted_epsilon.iloc[1]), id="F-ova-accounting")
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # ## 2. The sweep
@@ -161,7 +151,7 @@ checks.at_most("equal total privacy cost", "largest accounted epsilon (including
                f"{E.DELTA:g} (pure mechanisms: 0)", id="F-budget")
 checks.at_most("equal total privacy cost (delta)", "largest delta spent over every private run", kind="consistency",
                bound=E.DELTA, measured=float(res.delta_spent.max()), id="F-budget-delta")
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # ## 3. Test error against epsilon
@@ -240,7 +230,7 @@ for r in claims.itertuples():
 claims.drop(columns=["a", "b", "id"])
 
 # %%
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # ## 6. Recommendation
@@ -273,7 +263,7 @@ checks.at_most("notebook run time", f"wall seconds from the imports to this cell
                kind="target", bound=budget, measured=round(total, 1), id="F-time",
                detail=f"sweep {sweep_seconds:.1f} s wall, {res.fit_seconds.sum():.1f} s of fits; 1-minute load average "
                f"{LOAD_START:.1f} at the start, {os.getloadavg()[0]:.1f} now (other jobs share the machine)")
-show_verdicts()
+checks.show_new()
 
 # %%
 checks.write(OUT)

@@ -61,7 +61,7 @@ from dpkernels.mechanisms.hall import (
     expansion_error,
     float_margins,
 )
-from dpkernels.report import Checks, Verdict, output_dir, stable_text, write_table
+from dpkernels.report import Checks, output_dir, stable_text, write_table
 
 P = profiles.load("hall2013", profile, sizes)
 OUT = output_dir("hall2013")
@@ -74,17 +74,6 @@ pd.set_option("display.width", 160)
 pd.set_option("display.max_columns", 30)
 pd.set_option("display.precision", 4)
 print(f"profile={profile}, seed={seed}, output={OUT.name}/")
-
-
-def show_verdicts():
-    """Print the checks recorded since the last call: the verdict right after the check."""
-    rows = checks.rows[show_verdicts.shown:]
-    show_verdicts.shown = len(checks.rows)
-    for r in rows:
-        print(Verdict(r["claim"], r["check"], r["kind"], r["bound"], r["measured"], r["status"], r["detail"]))
-
-
-show_verdicts.shown = 0
 
 
 def save(fig, name):
@@ -111,7 +100,7 @@ boundary["largest epsilon where it holds"] = [HB.proposition_1_1_max_epsilon(b) 
 write_table(boundary.assign(source="reproduced", value=boundary.iloc[:, 1], se=0.0), "calibration_boundary", "hall2013")
 checks.at_most("Proposition 1.1 (exact curve)", "dp-accounting's privacy curve against the closed form, over the grid "
                "(largest relative difference)", kind="consistency", bound=1e-6, measured=agree, id="H-prop11-curve")
-show_verdicts()
+checks.show_new()
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -125,7 +114,7 @@ checks.add("Proposition 1.1", "exact delta at epsilon of c = 2 log(2/delta) Delt
            detail=f"fails for every epsilon >= {fails.epsilon.min():.3g} on the grid; the boundary runs from "
            f"{boundary.iloc[0, 1]:.3g} (delta = 1e-2) to {boundary.iloc[-1, 1]:.3g} (delta = 1e-10); worst ratio exact/claimed "
            f"{cmap.ratio.max():.3g}", id="H-prop11-grid")
-show_verdicts()
+checks.show_new()
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -157,7 +146,7 @@ for _, r in mc.iterrows():
                                                                    " (no draw reached a positive term)")
                + f"; exact {r.delta_exact:.3g}", id=rid)
 print(cmap.groupby("epsilon").agg(cells=("holds", "size"), hold=("holds", "sum"), noise_ratio=("noise_ratio", "mean")).tail(6))
-show_verdicts()
+checks.show_new()
 mc
 
 # %% [markdown]
@@ -175,7 +164,7 @@ checks.at_most("Proposition 2.1 (journal: ||M^-1/2 f(x)|| <= ||f||_H)", f"larges
                kind="measured", bound=1.0, measured=float(ev.ratio.max()), rtol=1e-9,
                detail=f"ratio 1 (to round-off) when the points include the centres: max {ev[ev.includes_centres].ratio.max():.12f}",
                id="H-prop21-evaluations")
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # **The released function.**  A user evaluates the release at any finite set of points, in any order, any number of
@@ -224,7 +213,7 @@ checks.add("Proposition 2.1 (one sample path)", "negative control: fresh noise p
            kind="target", bound="< 1e-6", measured=cs["independent_per_call"]["p_covariance"],
            status=verdicts.status(cs["independent_per_call"]["p_covariance"] < 1e-6),
            detail=f"largest standardised deviation {cs['independent_per_call']['z_max']:.3g}", id="H-path-control")
-show_verdicts()
+checks.show_new()
 pd.DataFrame({k: v for k, v in cs.items() if isinstance(v, dict)}).T
 
 # %% [markdown]
@@ -242,7 +231,7 @@ checks.add("Floating point (lattice release)", "released KDE values that are int
            status=verdicts.status(lg["lattice_on_grid"] == lg["n_values"]),
            detail=f"grid {lg['grid']:.3g}; the continuous sampler: {lg['continuous_on_grid']} of {lg['n_values']} on the grid",
            id="H-lattice-grid")
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # **The proof sketch's basis (formula sheet E2).**  The sketch writes K = sum lambda_i phi_i phi_i with the phi_i
@@ -260,7 +249,7 @@ checks.add("Proposition 2.1 (proof sketch, E2)", "K = sum lambda_i phi_i phi_i w
            status=verdicts.status(mb.recon_error_RKHS_basis.iloc[0] < 1e-8),
            detail=f"with the L2-orthonormal basis the error is {mb.recon_error_L2_basis.iloc[0]:.1e}; ||phi_1||_H = "
            f"{mb.norm_H.iloc[0]:.3g} (not 1)", id="H-prop21-basis")
-show_verdicts()
+checks.show_new()
 mb
 
 # %% [markdown]
@@ -296,7 +285,7 @@ checks.at_most("Section 3 KDE sensitivity (journal: factor sqrt 2)", f"max ||f_X
 checks.at_most("Section 3 KDE sensitivity (exact sup over T, ours)", "max measured / sqrt(2 K(0)(1 - exp(-d/(2 sigma^2))))/n",
                kind="measured", bound=1.0, measured=float(ks.ratio_exact.max()), rtol=1e-9,
                detail=f"smallest ratio {ks.ratio_exact.min():.3f} (the search's shortfall at a wide bandwidth)", id="H-kde-sens-exact")
-show_verdicts()
+checks.show_new()
 ks[["d", "sigma", "random", "adversarial", "bound_seed", "bound_jmlr", "sup_exact", "ratio_seed", "ratio_jmlr", "ratio_exact"]]
 
 # %% [markdown]
@@ -324,7 +313,7 @@ checks.add("Proposition 2.1 (audit)", "95% lower bound on epsilon of the KDE rel
 checks.add("Proposition 2.1 (audit, negative control)", "the same pair with half the noise: lower bound above epsilon = 1",
            kind="target", bound=1.0, measured=half.epsilon_lb, status=verdicts.status(verdicts.audit_detects(half.epsilon_lb, 1.0)),
            detail=f"exact epsilon of the half-noise pair {half.pair_epsilon_exact:.3f}", id="H-audit-control")
-show_verdicts()
+checks.show_new()
 audits[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "p_hat", "q_hat", "n_releases", "releases_on_grid"]]
 
 # %% [markdown]
@@ -344,7 +333,7 @@ for _, r in ne.iterrows():
                   id=f"H-noise-{r.convention}-{r.calibration}")
 write_table(ne.assign(source="reproduced", value=ne["measured"], sd=ne["se"] * np.sqrt(ne["n_draws"]), n_runs=ne["n_draws"]),
             "noise_l2_error", "hall2013")
-show_verdicts()
+checks.show_new()
 ne
 
 # %% [markdown]
@@ -367,7 +356,7 @@ checks.agrees("MISE decomposition (ours, exact on T)", f"Monte Carlo sampling / 
               expected=f"|z| <= {verdicts.Z_AGREE:g}", measured=float(worst.z), ok=bool((mm.z.abs() <= verdicts.Z_AGREE).all()),
               detail=f"worst: d = {worst.d}, n = {worst.n}, {worst.part}", id="H-mise-mc")
 write_table(mm.assign(source="reproduced", value=mm["measured"]), "mise_monte_carlo", "hall2013")
-show_verdicts()
+checks.show_new()
 mm.pivot_table(index=["d", "n", "sigma"], columns="part", values=["measured", "exact", "z"])
 
 # %%
@@ -408,7 +397,7 @@ for var, rid in (("n", "H-order-n"), ("sigma", "H-order-sigma")):
                   f"{var} (d = 1; " + ("sigma = 0.05)" if var == "n" else "n = 1,000)"), kind="measured",
                   expected=slopes[f"claimed_{var}"], measured=slopes[f"slope_{var}"], ok=abs(z) <= verdicts.Z_AGREE,
                   detail=f"se {slopes[f'slope_{var}_se']:.3f} (from the points' standard errors), z = {z:.2f}", id=rid)
-show_verdicts()
+checks.show_new()
 po
 
 # %% [markdown]
@@ -425,7 +414,7 @@ checks.agrees("Section 3 (sampling error order sigma^4 + 1/(n sigma^d))", "slope
               "and in sigma (d = 1)", kind="analytic", expected="4, -1, -1", measured=f"{b_slope:.3f}, {v_slope_n:.3f}, {v_slope_s:.3f}",
               ok=all(verdicts.slope_agrees(a, b, 0.05) for a, b in ((b_slope, 4), (v_slope_n, -1), (v_slope_s, -1))),
               id="H-order-sampling")
-show_verdicts()
+checks.show_new()
 
 # %% [markdown]
 # ### (c) The claimed optimal bandwidth sigma = n^(-1/(1+4d)), and (d) the rate
@@ -455,7 +444,7 @@ for _, r in bx[bx.private].iterrows():
                   measured=r.privacy_over_sampling_exponent_top,
                   ok=verdicts.slope_agrees(r.privacy_over_sampling_exponent_top, r.privacy_over_sampling_claimed, 0.05),
                   detail="negative: the privacy part becomes negligible", id=f"H-privacy-faster-d{r.d}")
-show_verdicts()
+checks.show_new()
 bx[["d", "private", "exponent_all", "exponent_top", "claimed", "standard", "mise_exponent_top", "mise_claimed"]]
 
 # %% [markdown]
@@ -475,7 +464,7 @@ checks.agrees("Section 3 (optimal bandwidth n^(-1/(1+4d)))", "Monte Carlo expone
               ok=abs(z_claim) <= verdicts.Z_AGREE, detail=f"bootstrap se {pn.attrs['exponent_se']:.3f} over {pn.attrs['n_runs']} "
               f"runs, z vs claim {z_claim:.1f}; the exact risk's exponent over the same n: {exact_range:.3f}",
               id="H-bandwidth-mc-d2")
-show_verdicts()
+checks.show_new()
 pn
 
 # %% [markdown]
@@ -566,7 +555,7 @@ checks.at_least("Section 3 kernel machine sensitivity (the regulariser has no 1/
                 "exceeds L kappa / (n lambda) (largest ratio)", kind="measured", bound=1.0, measured=float(halfreg.ratio.max()),
                 detail="so the constant belongs to lambda ||f||^2 as written; with lambda/2 it is 2 L kappa / (n lambda)",
                 id="H-km-sens-half")
-show_verdicts()
+checks.show_new()
 kms[["loss", "lam", "sigma", "regulariser", "L", "random", "adversarial", "bound", "ratio", "max_certified_error"]]
 
 # %% [markdown]

@@ -167,3 +167,14 @@ def test_every_profile_of_a_paper_sets_the_same_parameters():
     for paper in profiles.papers():
         keys = {name: set(profiles.load(paper, name)) for name in profiles.PROFILE_NAMES}
         assert keys["quick"] == keys["full"], f"{paper}: {keys['quick'] ^ keys['full']}"
+
+
+def test_show_new_prints_each_verdict_once(capsys):
+    c = Checks("demo")
+    c.at_most("Lemma 1", "a", kind="measured", bound=1.0, measured=0.5)
+    c.show_new()
+    c.at_least("Lemma 2", "b", kind="measured", bound=1.0, measured=0.5)
+    c.show_new()
+    c.show_new()
+    out = capsys.readouterr().out
+    assert out.count("Lemma 1") == 1 and out.count("[VIOLATED] Lemma 2") == 1

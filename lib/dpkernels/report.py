@@ -145,6 +145,14 @@ class Checks:
 
     paper: str
     rows: list[dict[str, str]] = field(default_factory=list)
+    _shown: int = field(default=0, repr=False)
+
+    def show_new(self) -> None:
+        """Print the verdict of every row recorded since the last call: a notebook shows each verdict right after
+        the cells that made it."""
+        for r in self.rows[self._shown:]:
+            print(Verdict(r["claim"], r["check"], r["kind"], r["bound"], r["measured"], r["status"], r["detail"]))
+        self._shown = len(self.rows)
 
     def add(self, claim: str, check: str, *, kind: str, bound: object, measured: object, status: str,
             detail: str = "", id: str | None = None) -> Verdict:
