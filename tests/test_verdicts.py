@@ -38,3 +38,82 @@ def test_holm_controls_the_family_and_stops_at_the_first_failure():
     assert holm([0.04, 0.01, 0.012, 0.03]) == [False, True, True, False]
     assert holm([0.001, float("nan")]) == [True, False]
     assert holm([0.2, 0.3]) == [False, False]
+
+
+# ---- three-valued verdicts: each can hold, be violated and be inconclusive -----------------------------------------
+def test_bound_verdict_three_values_and_nan_is_never_a_hold():
+    assert V.bound_verdict(0.5, 1.0).status == "holds"
+    assert V.bound_verdict(1.5, 1.0).status == "violated"
+    assert V.bound_verdict(0.95, 1.0, se=0.1).status == "inconclusive"  # 0.95 + 1.645 * 0.1 > 1 > 0.95 - 0.16
+    assert V.bound_verdict(0.7, 1.0, se=0.1).status == "holds"
+    assert V.bound_verdict(1.3, 1.0, se=0.1).status == "violated"
+    assert V.bound_verdict(2.5, 2.0, direction="at_least").status == "holds"
+    assert V.bound_verdict(1.5, 2.0, direction="at_least").status == "violated"
+    assert V.bound_verdict(float("nan"), 1.0).status == "inconclusive"
+    assert V.bound_verdict(0.5, float("nan")).status == "inconclusive"
+    assert "upper 95% bound" in V.bound_verdict(0.7, 1.0, se=0.1).criterion
+
+
+def test_difference_verdict_needs_significance_either_way_and_states_power():
+    ok = V.difference_verdict(0.05, 0.01, min_effect=0.03)
+    assert ok.status == "holds" and ok.lower > 0 and ok.power > 0.8
+    assert V.difference_verdict(-0.05, 0.01, min_effect=0.02).status == "violated"
+    lean = V.difference_verdict(0.02, 0.015, min_effect=0.02)  # leans the claimed way, not significant
+    assert lean.status == "inconclusive" and lean.power < 0.8 and "too few runs" in lean.criterion
+    # a stated smallest advantage refutes a claim whose upper bound is below it
+    assert V.difference_verdict(0.001, 0.001, min_effect=0.01, refute_below=0.01).status == "violated"
+    assert V.difference_verdict(float("nan"), 0.01, min_effect=0.01).status == "inconclusive"
+    # with few degrees of freedom the t quantile is wider than the normal one
+    assert V.difference_verdict(0.018, 0.01, min_effect=0.02).status == "holds"
+    assert V.difference_verdict(0.018, 0.01, min_effect=0.02, df=3).status == "inconclusive"
+
+
+def test_equivalence_verdict_tost():
+    assert V.equivalence_verdict(0.001, 0.002, margin=0.01).status == "holds"
+    assert V.equivalence_verdict(0.03, 0.002, margin=0.01).status == "violated"
+    assert V.equivalence_verdict(0.008, 0.004, margin=0.01).status == "inconclusive"
+    assert V.equivalence_verdict(0.0, float("nan"), margin=0.01).status == "inconclusive"
+
+
+def test_rate_verdict_needs_power_to_hold():
+    # 0 of 15 trials against delta = 0.05 cannot refute a true rate of 0.10: inconclusive, not a hold
+    weak = V.rate_verdict(0, 15, 0.05)
+    assert weak.status == "inconclusive" and weak.power < 0.8 and "trials would do" in weak.criterion
+    n = V.trials_for_power(0.05)
+    assert V.rate_power(n, 0.05) >= 0.8 > V.rate_power(n // 2, 0.05)
+    assert V.rate_verdict(round(0.05 * n), n, 0.05).status == "holds"
+    assert V.rate_verdict(50, 200, 0.05).status == "violated"
+
+
+def test_audit_verdict_holds_only_with_a_powered_negative_control():
+    assert V.audit_verdict(0.8, 1.0, control_lb=2.5).status == "holds"
+    assert V.audit_verdict(0.8, 1.0).status == "inconclusive"
+    assert V.audit_verdict(0.8, 1.0, control_lb=0.9).status == "inconclusive"
+    assert V.audit_verdict(1.3, 1.0, control_lb=2.5).status == "violated"
+
+
+def test_exponent_verdict_and_slope_se():
+    x = [10, 100, 1000, 10000]
+    y = [10.0 ** (-0.5 * k) * (1 + 0.01 * (-1) ** k) for k in range(1, 5)]
+    s, se, df = V.slope_with_se(x, y)
+    assert s == pytest.approx(-0.5, abs=0.02) and se > 0 and df == 2
+    assert V.exponent_verdict(s, se, -0.5, 0.1, df=df).status == "holds"
+    assert V.exponent_verdict(s, se, -1.0, 0.1, df=df).status == "violated"
+    assert V.exponent_verdict(s, 0.2, -0.5, 0.1, df=df).status == "inconclusive"
+
+
+def test_compare_is_too_noisy_when_three_se_exceed_the_minimum_effect():
+    # SVM WEIGHT 10%, eps = 1 of the issue: published 0.892, ours 0.674 with an SE of ~0.19: |z| < 3 but 3 SE >> 0.02
+    c = V.compare(0.892, 0.674, 0.13, 0.13, min_effect=0.02)
+    assert abs(c.z) <= 3 and c.cls == "inconclusive (too noisy)"
+    assert V.compare(0.892, 0.890, 0.002, 0.002, min_effect=0.02).cls == "agrees"
+    assert V.compare(0.892, float("nan"), 0.002).cls == "inconclusive (too noisy)"
+
+
+def test_checks_record_keeps_the_criterion_beside_the_verdict(tmp_path):
+    from dpkernels.report import Checks
+
+    c = Checks("demo")
+    v = c.record("a claim", "a check", V.bound_verdict(0.95, 1.0, se=0.1), kind="measured", bound=1.0)
+    assert v.status == "inconclusive" and "upper 95% bound" in v.detail and "INCONCLUSIVE" in str(v)
+    assert c.summary()["inconclusive"] == 1

@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 CHECK_COLUMNS = ["paper", "id", "claim", "check", "kind", "bound", "measured", "status", "detail"]
-STATUSES = ("holds", "violated", "skipped")
+STATUSES = verdicts.STATUSES
 KINDS = ("measured", "analytic", "consistency", "target")
 TABLE_SOURCES = ("published", "reproduced")
 #: Columns of a table CSV that are not keys when pairing published with reproduced rows.
@@ -114,14 +114,14 @@ class Verdict:
     detail: str = ""
 
     def __str__(self) -> str:
-        mark = {"holds": "HOLDS", "violated": "VIOLATED", "skipped": "SKIPPED"}[self.status]
+        mark = {"holds": "HOLDS", "violated": "VIOLATED", "inconclusive": "INCONCLUSIVE", "skipped": "SKIPPED"}[self.status]
         text = f"[{mark}] {self.claim} ({self.kind}): {self.check}\n    bound {self.bound} | measured {self.measured}"
         return text + (f"\n    {self.detail}" if self.detail else "")
 
     __repr__ = __str__
 
     def _repr_markdown_(self) -> str:
-        mark = {"holds": "**holds**", "violated": "**VIOLATED**", "skipped": "*skipped*"}[self.status]
+        mark = {"holds": "**holds**", "violated": "**VIOLATED**", "inconclusive": "*inconclusive*", "skipped": "*skipped*"}[self.status]
         detail = f"<br>{self.detail}" if self.detail else ""
         return (f"{mark} &nbsp; {self.claim} ({self.kind}): {self.check}<br>bound `{self.bound}` &nbsp; measured "
                 f"`{self.measured}`{detail}")
@@ -156,7 +156,7 @@ class Checks:
 
     def add(self, claim: str, check: str, *, kind: str, bound: object, measured: object, status: str,
             detail: str = "", id: str | None = None) -> Verdict:
-        """Record a check with an explicit status (``holds``, ``violated`` or ``skipped``)."""
+        """Record a check with an explicit status (``holds``, ``violated``, ``inconclusive`` or ``skipped``)."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         if kind not in KINDS:
@@ -190,6 +190,16 @@ class Checks:
         stated tolerance."""
         return self.add(claim, check, kind=kind, bound=expected, measured=measured, status=verdicts.status(bool(ok)),
                         detail=detail, id=id)
+
+    def record(self, claim: str, check: str, outcome: verdicts.Outcome, *, kind: str, bound: object,
+               measured: object = None, detail: str = "", id: str | None = None) -> Verdict:
+        """Record a three-valued verdict (:class:`dpkernels.verdicts.Outcome`); its criterion, with the numbers it
+        used, goes into ``detail`` so that the reader sees it beside the verdict.  ``measured`` defaults to the
+        outcome's estimate."""
+        measured = outcome.estimate if measured is None else measured
+        text = outcome.criterion + (f"; {detail}" if detail else "")
+        return self.add(claim, check, kind=kind, bound=bound, measured=measured, status=outcome.status, detail=text,
+                        id=id)
 
     def skip(self, claim: str, check: str, reason: str, *, kind: str = "measured", id: str | None = None) -> Verdict:
         return self.add(claim, check, kind=kind, bound="", measured="", status="skipped", detail=reason, id=id)

@@ -17,6 +17,31 @@ when at least (:func:`at_least`); a privacy audit refutes epsilon when its lower
 too little noise (:func:`audit_detects`); a claimed rate holds when the fitted log-log slope is within a stated
 tolerance of the claimed exponent (:func:`slope_agrees`); a failure probability holds when the Clopper-Pearson
 lower bound of the observed rate does not exceed the claimed delta (:func:`rate_at_most`).
+
+Three-valued verdicts.  A verdict is ``holds`` (the data *confirm* the claim: a one-sided confidence bound on the
+right side of the claimed bound, an equivalence test inside a stated margin, or a test with its stated power),
+``violated`` (the data *refute* it) or ``inconclusive`` (neither: too few runs, too much noise, a NaN).  A NaN is
+never a hold.  Each function below returns an :class:`Outcome`: the status, the criterion in words (shown beside the
+verdict in the notebooks and in ``checks.csv``) and the numbers it used.
+
+* :func:`bound_verdict`: a measured quantity (with its Monte Carlo standard error, 0 for an exact computation)
+  against a claimed upper or lower bound.
+* :func:`difference_verdict`: a claimed sign of a mean (paired) difference, "A beats B": holds when the one-sided
+  (1 - alpha) lower confidence bound is above 0, violated when the upper one is below ``refute_below`` (0 by default:
+  significantly the other way), inconclusive otherwise; the power to detect ``min_effect`` is stated.
+* :func:`equivalence_verdict`: two one-sided tests (TOST) with a stated ``margin``: holds when the (1 - 2 alpha)
+  interval of the difference lies inside (-margin, margin), violated when it lies wholly outside, inconclusive
+  otherwise.
+* :func:`rate_verdict`: a claimed failure probability delta: violated when the Clopper-Pearson lower bound exceeds
+  delta; holds only when the check has power >= ``power_target`` to detect ``power_ratio`` x delta; otherwise
+  inconclusive (with the number of trials it would need).
+* :func:`audit_verdict`: a privacy audit: violated when its lower confidence bound exceeds the claimed epsilon; holds
+  only when its negative control (the same audit of a mechanism with too little noise) detected the leak, i.e. the
+  audit had power; otherwise inconclusive.
+* :func:`exponent_verdict`: a claimed rate exponent, by equivalence of the fitted slope within a tolerance.
+* :func:`compare` with ``min_effect``: a published number whose difference is within 3 standard errors *and* whose
+  3 standard errors are at most the stated minimum effect ``agrees``; within 3 SE but noisier than that is
+  ``inconclusive (too noisy)``.
 """
 
 from __future__ import annotations
@@ -30,6 +55,19 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "Z_AGREE",
+    "STATUSES",
+    "ALPHA",
+    "POWER_TARGET",
+    "Outcome",
+    "verdict",
+    "bound_verdict",
+    "difference_verdict",
+    "equivalence_verdict",
+    "rate_verdict",
+    "rate_power",
+    "trials_for_power",
+    "audit_verdict",
+    "exponent_verdict",
     "holm",
     "Comparison",
     "published_se",
@@ -40,6 +78,7 @@ __all__ = [
     "audit_refutes",
     "audit_detects",
     "slope",
+    "slope_with_se",
     "slope_agrees",
     "rate_at_most",
     "status",
@@ -47,6 +86,14 @@ __all__ = [
 
 #: |z| up to this many standard errors of the difference counts as agreement.
 Z_AGREE = 3.0
+#: The three verdicts, and ``skipped`` for a check that could not run (data absent), with its reason.
+STATUSES = ("holds", "violated", "inconclusive", "skipped")
+#: One-sided error level of every confidence bound behind a verdict.
+ALPHA = 0.05
+#: Power a check must have (to detect the stated effect) before "not refuted" may count as a hold.
+POWER_TARGET = 0.8
+#: Classes of a published number that are neither agreements nor differences.
+TOO_NOISY = "inconclusive (too noisy)"
 
 
 @dataclass(frozen=True)
@@ -70,10 +117,18 @@ def published_se(sd_reproduced: float, n_published: float | None) -> float:
     return float(sd_reproduced) / math.sqrt(float(n_published))
 
 
-def classify(z: float, explained: str | None = None, threshold: float = Z_AGREE) -> str:
-    """``agrees`` when |z| <= threshold; otherwise ``differs, explained (<explained>)`` when an ERRATA id explains
-    the difference, else ``differs, unexplained``.  A non-finite z (zero standard error and a difference) differs."""
+def classify(z: float, explained: str | None = None, threshold: float = Z_AGREE, *, se: float | None = None,
+             min_effect: float | None = None) -> str:
+    """``agrees`` when |z| <= threshold (and, when ``min_effect`` is stated, ``threshold`` x ``se`` <= min_effect,
+    else ``inconclusive (too noisy)``: the comparison could not have seen a difference of that size); otherwise
+    ``differs, explained (<explained>)`` when an ERRATA hypothesis whose own test accepts this data set explains the
+    difference, else ``differs, unexplained``.  A non-finite z (zero standard error and a difference) differs; a NaN
+    z (a missing number) is ``inconclusive (too noisy)``."""
+    if isinstance(z, float) and math.isnan(z):
+        return TOO_NOISY
     if np.isfinite(z) and abs(z) <= threshold:
+        if min_effect is not None and se is not None and not threshold * float(se) <= float(min_effect):
+            return TOO_NOISY
         return "agrees"
     if explained:
         return f"differs, explained ({explained})"
@@ -81,16 +136,18 @@ def classify(z: float, explained: str | None = None, threshold: float = Z_AGREE)
 
 
 def compare(published: float, reproduced: float, se_reproduced: float, se_published: float = 0.0,
-            explained: str | None = None, threshold: float = Z_AGREE) -> Comparison:
-    """z of the difference and its class (see the module docstring)."""
+            explained: str | None = None, threshold: float = Z_AGREE, *, min_effect: float | None = None) -> Comparison:
+    """z of the difference and its class (see the module docstring and :func:`classify`)."""
     se = math.hypot(float(se_reproduced), float(se_published))
     diff = float(reproduced) - float(published)
-    if se > 0:
+    if math.isnan(diff) or math.isnan(se):
+        z = math.nan
+    elif se > 0:
         z = diff / se
     else:
         z = 0.0 if diff == 0 else math.copysign(math.inf, diff)
     return Comparison(float(published), float(reproduced), float(se_reproduced), float(se_published), z,
-                      classify(z, explained, threshold))
+                      classify(z, explained, threshold, se=se, min_effect=min_effect))
 
 
 def at_most(measured: float, bound: float, rtol: float = 0.0) -> bool:
@@ -118,6 +175,17 @@ def slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of log y against log x."""
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     return float(np.polyfit(lx, ly, 1)[0])
+
+
+def slope_with_se(x: ArrayLike, y: ArrayLike) -> tuple[float, float, int]:
+    """Least-squares slope of log y against log x, its standard error and residual degrees of freedom (n - 2)."""
+    from scipy import stats
+
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 3:
+        return float(np.polyfit(lx, ly, 1)[0]), math.nan, 0
+    res = stats.linregress(lx, ly)
+    return float(res.slope), float(res.stderr), int(lx.size - 2)
 
 
 def slope_agrees(measured_slope: float, claimed_exponent: float, tolerance: float) -> bool:
@@ -151,3 +219,198 @@ def holm(pvalues: Sequence[float], alpha: float = 0.05) -> list[bool]:
             break
         out[int(i)] = True
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# three-valued verdicts
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """A three-valued verdict with the criterion that produced it (shown beside the verdict)."""
+
+    status: str  #: "holds", "violated" or "inconclusive"
+    criterion: str  #: the rule, in words, with the numbers it used
+    estimate: float = math.nan
+    lower: float = math.nan  #: lower confidence bound used by the rule (nan when none)
+    upper: float = math.nan  #: upper confidence bound used by the rule (nan when none)
+    power: float = math.nan  #: power of the check against its stated alternative (nan when not applicable)
+
+    def __post_init__(self) -> None:
+        if self.status not in ("holds", "violated", "inconclusive"):
+            raise ValueError(f"status must be holds, violated or inconclusive, got {self.status!r}")
+
+    @property
+    def holds(self) -> bool:
+        return self.status == "holds"
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.criterion}"
+
+
+def verdict(confirmed: bool, refuted: bool) -> str:
+    """``holds`` when confirmed, ``violated`` when refuted, ``inconclusive`` when neither (both is an error)."""
+    if confirmed and refuted:
+        raise ValueError("a check cannot both confirm and refute its claim")
+    return "holds" if confirmed else ("violated" if refuted else "inconclusive")
+
+
+def _finite(*xs: float) -> bool:
+    return all(x is not None and np.isfinite(float(x)) for x in xs)
+
+
+def _quantile(alpha: float, df: float | None) -> float:
+    from scipy import stats
+
+    return float(stats.norm.ppf(1.0 - alpha)) if df is None or not np.isfinite(df) else float(stats.t.ppf(1.0 - alpha, df))
+
+
+def bound_verdict(measured: float, bound: float, *, se: float = 0.0, direction: str = "at_most", alpha: float = ALPHA,
+                  rtol: float = 0.0, df: float | None = None) -> Outcome:
+    """A claimed bound: ``direction="at_most"`` (the claim is measured <= bound) or ``"at_least"``.
+
+    ``se`` is the Monte Carlo standard error of ``measured`` (0 for an exact computation: then the verdict is holds or
+    violated).  holds when the one-sided (1 - alpha) confidence bound is on the claimed side of ``bound`` (x (1 +
+    rtol) for at_most, a stated relative slack for round-off), violated when the opposite bound is beyond it,
+    inconclusive otherwise or when anything is NaN."""
+    if direction not in ("at_most", "at_least"):
+        raise ValueError(f"direction must be 'at_most' or 'at_least', got {direction!r}")
+    if not _finite(measured, bound, se) or float(se) < 0:
+        return Outcome("inconclusive", f"measured {measured} against bound {bound}: not a finite measurement")
+    m, b, s = float(measured), float(bound), float(se)
+    q = _quantile(alpha, df) if s > 0 else 0.0
+    lo, hi = m - q * s, m + q * s
+    if direction == "at_most":
+        b = b * (1.0 + rtol) if b >= 0 else b * (1.0 - rtol)
+        status = verdict(hi <= b, lo > b)
+        rule = "measured <= bound" if s == 0 else f"upper {100 * (1 - alpha):g}% bound {hi:.4g} <= {b:.4g}"
+    else:
+        status = verdict(lo >= b, hi < b)
+        rule = "measured >= bound" if s == 0 else f"lower {100 * (1 - alpha):g}% bound {lo:.4g} >= {b:.4g}"
+    return Outcome(status, f"{rule} (measured {m:.4g}" + (f", se {s:.2g})" if s > 0 else ")"), m, lo, hi)
+
+
+def difference_verdict(mean: float, se: float, *, min_effect: float, df: float | None = None, alpha: float = ALPHA,
+                       refute_below: float = 0.0, power_target: float = POWER_TARGET) -> Outcome:
+    """A claim that a (paired) mean difference is positive ("A beats B", the difference oriented so that the claim is
+    ``mean > 0``): holds when the one-sided (1 - alpha) lower confidence bound is above 0; violated when the upper
+    bound is below ``refute_below`` (0: significantly the other way; a positive value states the smallest advantage
+    the claim implies); inconclusive otherwise.  The power to detect a true difference of ``min_effect`` is stated
+    (normal approximation; t quantile with ``df``)."""
+    from scipy import stats
+
+    if not _finite(mean, se) or float(se) < 0:
+        return Outcome("inconclusive", f"difference {mean} (se {se}): not a finite measurement")
+    m, s = float(mean), float(se)
+    q = _quantile(alpha, df)
+    lo, hi = m - q * s, m + q * s
+    power = 1.0 if s == 0 else float(stats.norm.sf(q - float(min_effect) / s))
+    status = verdict(lo > 0, hi < refute_below)
+    crit = (f"one-sided {100 * (1 - alpha):g}% bounds of the difference [{lo:.4g}, {hi:.4g}]: holds if the lower > 0, "
+            f"violated if the upper < {refute_below:g}; power {power:.2f} to detect {min_effect:g}")
+    if status == "inconclusive" and power < power_target:
+        crit += f" (below {power_target:g}: too few runs to tell)"
+    return Outcome(status, crit, m, lo, hi, power)
+
+
+def equivalence_verdict(mean: float, se: float, *, margin: float, df: float | None = None, alpha: float = ALPHA
+                        ) -> Outcome:
+    """Two one-sided tests (TOST) of |difference| < ``margin``: holds when the (1 - 2 alpha) interval lies inside
+    (-margin, margin), violated when it lies wholly outside [-margin, margin], inconclusive otherwise."""
+    if not _finite(mean, se, margin) or float(se) < 0:
+        return Outcome("inconclusive", f"difference {mean} (se {se}): not a finite measurement")
+    m, s, mg = float(mean), float(se), float(margin)
+    q = _quantile(alpha, df)
+    lo, hi = m - q * s, m + q * s
+    status = verdict(lo > -mg and hi < mg, lo > mg or hi < -mg)
+    return Outcome(status, f"{100 * (1 - 2 * alpha):g}% interval [{lo:.4g}, {hi:.4g}] against the margin +-{mg:g}",
+                   m, lo, hi)
+
+
+def _refuting_count(trials: int, delta: float, alpha: float) -> int | None:
+    """The smallest number of failures whose Clopper-Pearson lower bound exceeds delta (None: none can)."""
+    from dpkernels.audit import clopper_pearson
+
+    lo_k, hi_k = 0, int(trials)
+    if clopper_pearson(hi_k, trials, alpha)[0] <= delta:
+        return None
+    while lo_k < hi_k:  # the lower bound increases with k
+        mid = (lo_k + hi_k) // 2
+        if clopper_pearson(mid, trials, alpha)[0] > delta:
+            hi_k = mid
+        else:
+            lo_k = mid + 1
+    return lo_k
+
+
+def rate_power(trials: int, delta: float, *, power_ratio: float = 2.0, alpha: float = ALPHA) -> float:
+    """Probability that :func:`rate_verdict` refutes delta when the true failure rate is ``power_ratio`` x delta."""
+    from scipy import stats
+
+    k = _refuting_count(int(trials), float(delta), alpha)
+    if k is None:
+        return 0.0
+    return float(stats.binom.sf(k - 1, int(trials), min(1.0, power_ratio * float(delta))))
+
+
+def trials_for_power(delta: float, *, power_ratio: float = 2.0, power_target: float = POWER_TARGET,
+                     alpha: float = ALPHA, max_trials: int = 10**7) -> int:
+    """The fewest trials giving :func:`rate_power` >= ``power_target`` (doubling, then bisection)."""
+    hi = 8
+    while rate_power(hi, delta, power_ratio=power_ratio, alpha=alpha) < power_target:
+        hi *= 2
+        if hi > max_trials:
+            raise ValueError(f"more than {max_trials} trials needed")
+    lo = hi // 2
+    while lo + 1 < hi:  # power is not monotone in the trials by a little (discreteness): report a working count
+        mid = (lo + hi) // 2
+        if rate_power(mid, delta, power_ratio=power_ratio, alpha=alpha) >= power_target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def rate_verdict(failures: int, trials: int, delta: float, *, alpha: float = ALPHA, power_ratio: float = 2.0,
+                 power_target: float = POWER_TARGET) -> Outcome:
+    """A claimed failure probability ``delta``: violated when the Clopper-Pearson (two-sided 1 - alpha) lower bound of
+    failures / trials exceeds delta; holds when not refuted *and* the check has power >= ``power_target`` to refute a
+    true rate of ``power_ratio`` x delta; inconclusive otherwise (the criterion says how many trials would do)."""
+    from dpkernels.audit import clopper_pearson
+
+    k, t, dl = int(failures), int(trials), float(delta)
+    if t <= 0:
+        return Outcome("inconclusive", "no trials")
+    lo, hi = clopper_pearson(k, t, alpha)
+    power = rate_power(t, dl, power_ratio=power_ratio, alpha=alpha)
+    status = verdict(lo <= dl and power >= power_target, lo > dl)
+    crit = (f"{k}/{t} failures, Clopper-Pearson lower bound {lo:.3g} against delta {dl:g}; power {power:.2f} to detect "
+            f"{power_ratio:g} x delta")
+    if status == "inconclusive":
+        crit += f" (below {power_target:g}; {trials_for_power(dl, power_ratio=power_ratio, alpha=alpha)} trials would do)"
+    return Outcome(status, crit, k / t, lo, hi, power)
+
+
+def audit_verdict(epsilon_lb: float, epsilon_claimed: float, *, control_lb: float | None = None,
+                  control_claimed: float | None = None) -> Outcome:
+    """A privacy audit: violated when its lower confidence bound exceeds the claimed epsilon; holds when it does not
+    *and* the negative control (the same audit of a mechanism with too little noise, claiming ``control_claimed``,
+    default the same epsilon) caught its leak (``control_lb`` above that claim), which shows the audit had power;
+    inconclusive otherwise (no control, or a control it did not catch)."""
+    if not _finite(epsilon_lb, epsilon_claimed):
+        return Outcome("inconclusive", f"audit bound {epsilon_lb} against {epsilon_claimed}: not finite")
+    lb, eps = float(epsilon_lb), float(epsilon_claimed)
+    c_eps = eps if control_claimed is None else float(control_claimed)
+    powered = control_lb is not None and _finite(control_lb) and float(control_lb) > c_eps
+    status = verdict(lb <= eps and powered, lb > eps)
+    ctrl = ("no negative control" if control_lb is None else
+            f"negative control {float(control_lb):.3g} {'>' if powered else '<='} {c_eps:g}")
+    return Outcome(status, f"audit lower bound {lb:.3g} against epsilon {eps:g}; {ctrl}", lb, lb)
+
+
+def exponent_verdict(measured_slope: float, se: float, claimed_exponent: float, tolerance: float, *,
+                     df: float | None = None, alpha: float = ALPHA) -> Outcome:
+    """A claimed rate n^claimed: equivalence (:func:`equivalence_verdict`) of the fitted log-log slope with the
+    claimed exponent within ``tolerance``."""
+    out = equivalence_verdict(float(measured_slope) - float(claimed_exponent), se, margin=tolerance, df=df, alpha=alpha)
+    return Outcome(out.status, f"slope {measured_slope:.3g} (se {se:.2g}) against exponent {claimed_exponent:g}: "
+                   + out.criterion, float(measured_slope), out.lower + claimed_exponent, out.upper + claimed_exponent)
