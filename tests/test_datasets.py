@@ -122,8 +122,8 @@ def test_corrupt_file_is_refused(offline_empty_data):
 
 
 def test_vowel_has_all_ten_features_and_matches_mlbench_on_the_nine_it_keeps():
-    """ESL's vowel.train (provenance: data/SOURCES.md) adds x.2, which mlbench's copy lacks; the other 9 features and
-    the classes equal mlbench's first 528 rows (speakers 0-7) exactly."""
+    """ESL's vowel.train (provenance: lib/dpkernels/data/SOURCES.md) adds x.2, which mlbench's copy lacks; the other 9
+    features and the classes equal mlbench's first 528 rows (speakers 0-7) exactly."""
     import pandas as pd
 
     v = ds.load_vowel()
