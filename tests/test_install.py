@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -73,6 +74,21 @@ def test_wheel_holds_package_data_and_licence(wheel):
     metadata = zipfile.ZipFile(wheel).read(f"{dist_info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     assert f"Version: {dpkernels.__version__}" in metadata
+
+
+def test_sdist_builds_the_same_wheel(wheel, tmp_path):
+    """The source distribution (what a package index serves besides the wheel) holds everything the wheel needs."""
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)], cwd=ROOT, check=True,
+                   capture_output=True)
+    (sdist,) = tmp_path.glob("dpkernels-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        tar.extractall(tmp_path / "src", filter="data")
+        assert not any(n.split("/", 1)[-1].startswith(("tests/", "notebooks/", "paper_figures/", "docs/")) for n in tar.getnames())
+    (src,) = (tmp_path / "src").iterdir()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "--no-index",
+                    "--quiet", "-w", str(tmp_path / "wheelhouse")], check=True)
+    (rebuilt,) = (tmp_path / "wheelhouse").glob("dpkernels-*.whl")
+    assert sorted(zipfile.ZipFile(rebuilt).namelist()) == sorted(zipfile.ZipFile(wheel).namelist())
 
 
 def test_wheel_outside_the_repository_runs_the_readme_example_and_loads_data(venv_python, tmp_path):
