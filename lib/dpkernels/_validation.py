@@ -14,8 +14,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import sparse
-from sklearn.utils.extmath import row_norms
 
 __all__ = [
     "DATA_BOUND",
@@ -107,6 +105,8 @@ def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArr
     """Return ``X`` as a float64 array of the given dimension, refusing NaN, inf and entries above
     ``MAX_ABS_INPUT`` in magnitude (outside every mechanism's input domain).  A scipy sparse matrix is densified
     (the mechanisms' solvers and feature maps work on dense arrays)."""
+    from scipy import sparse
+
     if sparse.issparse(X):
         X = X.toarray()
     raw = np.asarray(X) if not isinstance(X, np.ndarray) else X
@@ -198,6 +198,8 @@ def check_row_norms(
     """
     bound = check_positive(bound, "norm bound")
     if norms is None:
+        from sklearn.utils.extmath import row_norms
+
         norms = row_norms(X, squared=False)
     over = norms > bound * (1.0 + NORM_RTOL)
     if not np.any(over):

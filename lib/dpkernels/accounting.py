@@ -23,9 +23,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import dp_accounting
-from dp_accounting.pld import privacy_loss_mechanism as plm
-
 from dpkernels._validation import check_delta, check_epsilon, check_positive
 
 __all__ = ["CALIBRATIONS", "gaussian_sigma", "gaussian_delta", "gaussian_epsilon", "compose"]
@@ -39,6 +36,8 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, calib
     delta = check_delta(delta)
     sensitivity = check_positive(sensitivity, "sensitivity")
     if calibration == "analytic":
+        import dp_accounting
+
         return sensitivity * float(dp_accounting.get_sigma_gaussian(epsilon, delta))
     if calibration == "classical":
         return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
@@ -54,12 +53,16 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     check_positive(sensitivity, "sensitivity")
     if epsilon < 0:
         raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    from dp_accounting.pld import privacy_loss_mechanism as plm
+
     return float(plm.GaussianPrivacyLoss(standard_deviation=sigma, sensitivity=sensitivity).get_delta_for_epsilon(epsilon))
 
 
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """The smallest epsilon with delta(epsilon) <= delta for N(v, sigma^2 I) at L2 ``sensitivity``."""
     check_delta(delta)
+    import dp_accounting
+
     return float(dp_accounting.get_epsilon_gaussian(check_positive(sigma, "sigma") / check_positive(sensitivity, "sensitivity"), delta))
 
 
