@@ -51,7 +51,8 @@ _EXPORTS: dict[str, str] = {
 
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
-    "accounting", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels", "lattice", "losses",
+    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
+    "lattice", "losses",
     "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "verdicts",
 )
 
