@@ -208,3 +208,49 @@ def test_random_objects_walk_finds_a_generator_kept_anywhere():
     holder = Box([{"svdd_": est}])
     assert [p for p, _ in random_objects(holder)] == ["obj.inner[0]['svdd_'].random_state"]
     assert list(random_objects(np.random.SeedSequence(3)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_every_noise_option_is_validated_and_continuous_warns(case):
+    """Issue 18.4: a typo in ``noise`` raises (it never falls back to a float64 sampler); "continuous" warns."""
+    from dpkernels import UnsafeNoiseWarning
+
+    name, factory, X, y = case
+    est = factory(random_state=0)
+    if "noise" not in est.get_params():
+        pytest.skip(f"{name} has no noise option")
+    for typo in ("Lattice", "float", None):
+        with pytest.raises(ValueError, match="noise must be one of"):
+            factory(random_state=0, noise=typo).fit(X, y)
+    with pytest.warns(UnsafeNoiseWarning):
+        factory(random_state=0, noise="continuous").fit(X, y)
+
+
+def test_function_entry_points_validate_noise():
+    from dpkernels.mechanisms.hall import GaussianKernel, GaussianProcessRelease, gaussian_mechanism
+
+    for typo in ("Lattice", "exact"):
+        with pytest.raises(ValueError, match="noise must be one of"):
+            gaussian_mechanism([1.0, 2.0], epsilon=1.0, delta=1e-5, sensitivity=1.0, noise=typo)
+        with pytest.raises(ValueError, match="noise must be one of"):
+            GaussianProcessRelease(lambda P: np.zeros(len(P)), GaussianKernel(0.5), 1, 1.0, tau=1e-8, max_points=10,
+                                   noise=typo)
+
+
+def test_seeded_model_selection_reproduces_under_scikit_learn_parallelism():
+    """Issue 19: GridSearchCV(n_jobs=2) with a seed equals n_jobs=1 and a rerun; cross_val_score twice agrees."""
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(160, 4))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=160) > 0, 1, -1)
+    est = M.OutputPerturbation(epsilon=2.0, random_state=0)
+    a = cross_val_score(est, X, y, cv=4)
+    np.testing.assert_array_equal(a, cross_val_score(est, X, y, cv=4))
+    grid = {"Lambda": [0.01, 0.1]}
+    one = GridSearchCV(est, grid, cv=3, n_jobs=1).fit(X, y).cv_results_["mean_test_score"]
+    two = GridSearchCV(est, grid, cv=3, n_jobs=2).fit(X, y).cv_results_["mean_test_score"]
+    again = GridSearchCV(est, grid, cv=3, n_jobs=2).fit(X, y).cv_results_["mean_test_score"]
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(two, again)
