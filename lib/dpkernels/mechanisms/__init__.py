@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateMarginSelection": "bassily",
     "PrivateSVDD": "park",
     "EquilibriumPointClassifier": "park",
+    "PrivateOneVsRest": "multiclass",
 }
 
 __all__ = list(_EXPORTS)
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         PrivateKernelMachine,
         gaussian_mechanism,
     )
+    from dpkernels.mechanisms.multiclass import PrivateOneVsRest
     from dpkernels.mechanisms.park import EquilibriumPointClassifier, PrivateSVDD
     from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
 

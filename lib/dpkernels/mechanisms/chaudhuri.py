@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -212,6 +213,19 @@ class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         scores = self.decision_function(X)
         return self.classes_[(scores >= 0).astype(np.intp)]
+
+    def _logistic(self) -> bool:
+        est = getattr(self, "estimator", None)
+        if isinstance(self, PrivateTuning):
+            return est is None or str(est.get_params().get("loss", "logistic")) == "logistic"
+        return str(getattr(self, "loss", "")) == "logistic"
+
+    @available_if(_logistic)
+    def predict_proba(self, X: ArrayLike) -> Array:
+        """P(classes_[1] | x) = 1 / (1 + exp(-f(x))) for the logistic loss (post-processing of the release: free),
+        as columns (P(classes_[0]), P(classes_[1]))."""
+        p1 = 0.5 * (1.0 + np.tanh(0.5 * self.decision_function(X)))  # the logistic function, without overflow
+        return np.column_stack([1.0 - p1, p1])
 
 
 @dataclass
