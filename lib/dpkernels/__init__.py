@@ -54,7 +54,8 @@ _EXPORTS: dict[str, str] = {
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
     "lattice", "losses",
-    "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "verdicts",
+    "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "testing",
+    "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -50,7 +50,6 @@ from dpkernels._validation import (
     check_epsilon,
     check_finite_array,
     check_positive,
-    check_random_state,
     check_row_norms,
     public_bound,
 )
