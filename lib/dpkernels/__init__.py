@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "PrivacyLeakWarning": "dpkernels._validation",
     "ClippingWarning": "dpkernels._validation",
     "UnsafeNoiseWarning": "dpkernels._validation",
+    "UtilityWarning": "dpkernels._validation",
     **{name: "dpkernels.mechanisms" for name in (
         "Guarantee",
         "PrivateSVM",
@@ -61,7 +62,7 @@ _SUBMODULES = (
 __all__ = [*_EXPORTS, "__version__"]
 
 if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
-    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning
+    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,
