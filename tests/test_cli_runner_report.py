@@ -77,7 +77,7 @@ def test_runner_writes_a_clean_notebook_under_build_and_progress_to_the_log(tmp_
 
 def test_clean_notebook_removes_progress_frames_and_the_injected_cell():
     nb = nbformat.v4.new_notebook()
-    injected = nbformat.v4.new_code_cell('profile = "full"', metadata={"tags": ["injected-parameters"]})
+    injected = nbformat.v4.new_code_cell('# Parameters\nprofile = "full"\nseed = 7\n', metadata={"tags": ["injected-parameters"]})
     frames = [nbformat.v4.new_output("stream", name="stderr", text="\rfolds:   0%|          | 0/20 [00:00<?, ?it/s]"),
               nbformat.v4.new_output("stream", name="stderr", text="\rfolds:  50%|#####     | 10/20 [00:01<00:01,  9.1it/s]\n"),
               nbformat.v4.new_output("stream", name="stderr", text="\rsettings: 12it [00:03,  3.93it/s]"),
@@ -91,7 +91,8 @@ def test_clean_notebook_removes_progress_frames_and_the_injected_cell():
     clean_notebook(nb, source="x.py")
     assert [c.source for c in nb.cells] == ['profile = "quick"', "run()"]
     assert [o.get("text") for o in nb.cells[1].outputs] == ["x.py:3: UserWarning: careful\n", "ok\n"]
-    assert nb.metadata["papermill"] == {"parameters": {"profile": "full"}} and nb.metadata["dpkernels"]["source"] == "x.py"
+    # papermill's record wins; the injected cell adds what an older notebook recorded only there
+    assert nb.metadata["papermill"] == {"parameters": {"profile": "full", "seed": 7}} and nb.metadata["dpkernels"]["source"] == "x.py"
     assert nb.cells[1].metadata == {}
     assert notebook_problems(nb) == ["cell 1 (%s): stderr output: 'x.py:3: UserWarning: careful'" % nb.cells[1].id]
     assert not is_progress_output(warning) and all(is_progress_output(o) for o in frames)

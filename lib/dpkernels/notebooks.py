@@ -67,6 +67,20 @@ def stable_cell_ids(nb: Any) -> None:
         cell["id"] = base if k == 0 else f"{base}-{k}"
 
 
+def _assignments(source: str) -> dict[str, Any]:
+    """``name = <literal>`` statements of papermill's injected cell, as a mapping."""
+    import ast
+
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return out
+
+
 def clean_notebook(nb: Any, source: str | None = None) -> Any:
     """Make an executed notebook fit for the reference, in place (and return it).
 
@@ -79,6 +93,7 @@ def clean_notebook(nb: Any, source: str | None = None) -> Any:
     keep = []
     for cell in nb.cells:
         if "injected-parameters" in cell.metadata.get("tags", []):
+            parameters = {**_assignments(cell.source), **parameters}
             continue
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if not is_progress_output(o)]

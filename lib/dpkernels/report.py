@@ -423,12 +423,41 @@ def build_report(root: Path | None = None) -> Path:
 _REF = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 
 
-def _locate(path: str, roots: Sequence[Path]) -> Path:
-    """The first of ``roots / path`` that exists (the last root's path when none does, for the error message)."""
-    for r in roots:
-        if (r / path).exists():
-            return r / path
-    return roots[-1] / path
+def _source_file(body: str) -> str:
+    """The file a reference's source reads, relative to a root."""
+    if ".csv" in body:
+        return body.partition("?")[0]
+    if ".json" in body:
+        return body.partition("#")[0]
+    if ":" in body:
+        return f"paper_figures/{body.split(':', 1)[0]}/checks.csv"
+    raise KeyError(f"cannot resolve {body!r}")
+
+
+def _lookup(body: str, root: Path) -> object:
+    if ".csv" in body:
+        path, _, rest = body.partition("?")
+        sel, _, col = rest.rpartition("#")
+        df = pd.read_csv(root / path, dtype=str, keep_default_na=False)
+        for cond in filter(None, sel.split("&")):
+            k, _, v = cond.partition("=")
+            df = df[df[k] == v]
+        if len(df) != 1:
+            raise KeyError(f"{path}?{sel} matches {len(df)} rows")
+        return df.iloc[0][col]
+    if ".json" in body:
+        path, _, keys = body.partition("#")
+        value = json.loads((root / path).read_text())
+        for k in keys.split("."):
+            value = value[int(k)] if isinstance(value, list) else value[k]
+        return value
+    paper, rest = body.split(":", 1)
+    rid, _, col = rest.rpartition(".")
+    df = pd.read_csv(root / "paper_figures" / paper / "checks.csv", dtype=str, keep_default_na=False)
+    hit = df[df["id"] == rid]
+    if len(hit) != 1:
+        raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
+    return hit.iloc[0][col]
 
 
 def _roots(root: Path | Sequence[Path] | None) -> list[Path]:
@@ -450,36 +479,19 @@ def resolve_reference(ref: str, root: Path | Sequence[Path] | None = None) -> st
     * ``<path>.json#<key>.<key>...``: a value of a JSON file.
 
     ``root``: the folder the paths are relative to (default: the repository), or a list of such folders searched
-    in order, file by file (a run's ``build/<profile>/`` first, then the repository for what the run did not
-    produce).  The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
+    in order (a run's ``build/<profile>/`` first, then the repository for what the run did not produce: a file
+    or a row it lacks).  The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
     """
     roots = _roots(root)
     body, _, fmt = (part.strip() for part in ref.partition("|"))
-    if ".csv" in body:
-        path, _, rest = body.partition("?")
-        sel, _, col = rest.rpartition("#")
-        df = pd.read_csv(_locate(path, roots), dtype=str, keep_default_na=False)
-        for cond in filter(None, sel.split("&")):
-            k, _, v = cond.partition("=")
-            df = df[df[k] == v]
-        if len(df) != 1:
-            raise KeyError(f"{path}?{sel} matches {len(df)} rows")
-        value: object = df.iloc[0][col]
-    elif ".json" in body:
-        path, _, keys = body.partition("#")
-        value = json.loads(_locate(path, roots).read_text())
-        for k in keys.split("."):
-            value = value[int(k)] if isinstance(value, list) else value[k]
-    elif ":" in body:
-        paper, rest = body.split(":", 1)
-        rid, _, col = rest.rpartition(".")
-        df = pd.read_csv(_locate(f"paper_figures/{paper}/checks.csv", roots), dtype=str, keep_default_na=False)
-        hit = df[df["id"] == rid]
-        if len(hit) != 1:
-            raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
-        value = hit.iloc[0][col]
-    else:
-        raise KeyError(f"cannot resolve {ref!r}")
+    found = [r for r in roots if (r / _source_file(body)).exists()] or roots[-1:]
+    for i, r in enumerate(found):
+        try:
+            value = _lookup(body, r)
+            break
+        except KeyError:  # not in this root: the next one (a run's outputs, then the reference)
+            if i == len(found) - 1:
+                raise
     if fmt:
         try:
             return format(float(value), fmt)
