@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import jupytext
 import nbformat
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 from dpkernels import cli
-from dpkernels.report import Checks, build_report, compare_table, render_template, stable_text, write_table
+from dpkernels.report import REPO_ROOT, Checks, build_report, compare_table, render_template, stable_text, write_table
 from dpkernels.notebooks import clean_notebook, is_progress_output, notebook_problems
 from dpkernels.runner import run_notebook, section_timings, sync_notebook
 
@@ -346,3 +347,17 @@ def test_cli_version_list_and_parameters(capsys):
         "seed": 7, "sizes": {"audit_releases": 1000}, "eps": [0.1, 1]}
     assert cli.main(["run", "hall2013", "-p", "no equals sign"]) == 2
     assert cli.main(["run", "no-such-paper"]) == 2
+
+
+@pytest.mark.parametrize("paper", sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("*.ipynb")))
+def test_reference_notebooks_hold_no_progress_frames_stray_output_or_absolute_paths(paper):
+    nb = nbformat.read(REPO_ROOT / "notebooks" / f"{paper}.ipynb", as_version=4)
+    problems = notebook_problems(nb, (str(REPO_ROOT), str(Path.home())))
+    known = [p for p in problems if "A worker stopped while some jobs" in p
+             or "absolute path '/work/main'" in p]
+    if paper == "frontier" and problems and known == problems:
+        pytest.xfail("loky's 'A worker stopped' warning (with the path of the run's .venv) stored in frontier.ipynb: "
+                     "the frontier helper's (issue 22); gone from the reference at its next update")
+    assert not problems, "\n".join(problems)
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    assert nb.metadata.get("papermill", {}).get("parameters", {}).get("profile") == "full"
