@@ -361,3 +361,21 @@ def test_reference_notebooks_hold_no_progress_frames_stray_output_or_absolute_pa
     assert not problems, "\n".join(problems)
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     assert nb.metadata.get("papermill", {}).get("parameters", {}).get("profile") == "full"
+
+
+def test_timings_of_a_partial_run_replace_their_papers_rows_in_place(tmp_path):
+    from dpkernels.reference import _merge_timings
+
+    old = pd.DataFrame({"paper": ["a", "a", "b", "a", "b", "(all)"],
+                        "section": ["s1", "s2", "s1", "(notebook total)", "(notebook total)", "(wall time)"],
+                        "cells": ["1", "2", "3", "", "", ""], "seconds": ["1.0", "2.0", "3.0", "3.5", "3.1", "7.0"],
+                        "jobs": ["", "", "", "", "", "2"]})
+    old.to_csv(tmp_path / "old.csv", index=False)
+    new = pd.DataFrame({"paper": ["a", "a", "(all)"], "section": ["s1", "(notebook total)", "(wall time)"],
+                        "cells": ["4", "", ""], "seconds": ["9.0", "9.5", "9.6"], "jobs": ["", "", "1"]})
+    new.to_csv(tmp_path / "new.csv", index=False)
+    _merge_timings(tmp_path / "new.csv", tmp_path / "old.csv", ["a"], complete=False)
+    merged = pd.read_csv(tmp_path / "old.csv", dtype=str, keep_default_na=False)
+    assert merged["paper"].tolist() == ["a", "b", "a", "b", "(all)"]
+    assert merged["seconds"].tolist() == ["9.0", "3.0", "9.5", "3.1", "7.0"]  # the old wall time stays
+    assert merged["cells"].tolist()[:2] == ["4", "3"]  # counts stay integers

@@ -305,11 +305,24 @@ MANIFEST = "run.json"
 
 
 def _merge_timings(src: Path, dst: Path, papers: list[str], complete: bool) -> None:
-    new = pd.read_csv(src)
+    """Write the run's timings into ``dst``: all of them for a run of every paper; else, in each block of the
+    table (sections, notebook totals), the run's papers' rows in place of their old rows (order kept), and the
+    old wall-time row unchanged."""
+    new = pd.read_csv(src, dtype=str, keep_default_na=False)  # text as written: no float-converted counts
     if dst.exists() and not complete:
-        old = pd.read_csv(dst)
-        old = old[~old["paper"].isin(papers)]
-        new = pd.concat([old, new[new["paper"] != "(all)"]], ignore_index=True)
+        old = pd.read_csv(dst, dtype=str, keep_default_na=False)
+
+        def block(df: pd.DataFrame, which: str) -> pd.DataFrame:
+            total, wall = df["section"] == "(notebook total)", df["paper"] == "(all)"
+            return df[{"sections": ~total & ~wall, "totals": total, "wall": wall}[which]]
+
+        parts = []
+        for which in ("sections", "totals"):
+            o, n = block(old, which), block(new, which)
+            for paper in o["paper"].drop_duplicates():
+                parts.append(n[n["paper"] == paper] if paper in papers else o[o["paper"] == paper])
+            parts.append(n[n["paper"].isin(papers) & ~n["paper"].isin(o["paper"])])
+        new = pd.concat(parts + [block(old, "wall")], ignore_index=True)
     dst.parent.mkdir(parents=True, exist_ok=True)
     new.to_csv(dst, index=False)
 
