@@ -39,7 +39,7 @@ site: $(STAMP)
 
 test: $(STAMP)
 	DPKERNELS_NO_CACHE=1 $(PY) -m pytest tests
-	DPKERNELS_NO_CACHE=1 DPKERNELS_PROFILE_OVERRIDE=quick DPKERNELS_OUTPUT=build/nbval-figures PYDEVD_DISABLE_FILE_VALIDATION=1 \
+	DPKERNELS_NO_CACHE=1 DPKERNELS_PROFILE_OVERRIDE=quick DPKERNELS_OUTPUT=$(CURDIR)/build/nbval-figures PYDEVD_DISABLE_FILE_VALIDATION=1 \
 		$(PY) -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider notebooks/
 
 unit: $(STAMP)
