@@ -379,3 +379,48 @@ def test_timings_of_a_partial_run_replace_their_papers_rows_in_place(tmp_path):
     assert merged["paper"].tolist() == ["a", "b", "a", "b", "(all)"]
     assert merged["seconds"].tolist() == ["9.0", "3.0", "9.5", "3.1", "7.0"]  # the old wall time stays
     assert merged["cells"].tolist()[:2] == ["4", "3"]  # counts stay integers
+
+
+CHECKED = '''# %% tags=["parameters"]
+profile = "quick"
+
+# %%
+import pandas as pd
+from dpkernels.report import Checks, output_dir, write_table
+
+checks = Checks("demo")
+checks.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured=0.5, id="l1")
+checks.at_most("Lemma 2", "a simulation", kind="measured", bound=1.0, measured=0.25 if profile == "full" else 0.75, id="l2")
+checks.write()
+write_table(pd.DataFrame({"k": ["x"], "source": ["reproduced"], "value": [0.5], "se": [0.0]}), "table_1", "demo")
+print(output_dir("demo").name)
+'''
+
+
+def test_reproduce_writes_only_under_build_and_ends_with_the_reference_check(tmp_path, capsys):
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = tmp_path / "notebooks", tmp_path / "repo"
+    nbdir.mkdir()
+    (nbdir / "demo.py").write_text(CHECKED)
+    (nbdir / "demo.ipynb").write_text("{}")  # a paper is a .py with its executed reference
+    ref = repo / "paper_figures" / "demo"
+    ref.mkdir(parents=True)
+    c = Checks("demo")
+    c.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured=0.5, id="l1")
+    c.at_most("Lemma 2", "a simulation", kind="measured", bound=1.0, measured=0.25, id="l2")
+    c.write(ref)
+    pd.DataFrame({"k": ["x"], "source": ["reproduced"], "value": [0.5], "se": [0.0]}).to_csv(ref / "table_1.csv", index=False)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert reproduce("full", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
+    out = capsys.readouterr().out
+    assert "5 of 5 numbers reproduce the reference." in out and "3 of 3 verdicts and text results are unchanged" in out  # statuses, the key "x"
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and "build" not in p.relative_to(tmp_path).parts}
+    assert after == before  # nothing outside build/ was written
+    run = tmp_path / "build" / "full"
+    assert (run / "paper_figures" / "demo" / "checks.csv").exists() and (run / "notebooks" / "demo.ipynb").exists()
+    assert pd.read_csv(run / "reference_check.csv")["reproduces"].all()
+    # the quick profile compares only the analytic check (its simulation runs another size)
+    assert reproduce("quick", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
+    out = capsys.readouterr().out
+    assert "only the analytic checks are compared" in out and "2 of 2 numbers reproduce the reference." in out

@@ -266,12 +266,14 @@ def _rel(path: Path) -> str:
 
 
 def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int = 1, progress: bool = True,
-              scheduler: str | None = None, compare: bool = True) -> int:
+              scheduler: str | None = None, compare: bool = True, notebook_dir: Path = NOTEBOOK_DIR,
+              build_dir: Path = BUILD_DIR, reference: Path = REPO_ROOT) -> int:
     """Run the notebooks into ``build/<profile>/`` (module docstring), then compare the run with the reference;
     returns an exit code (1 when a notebook failed).
 
     ``scheduler``: a Dask scheduler address; the notebooks' sweeps (:mod:`dpkernels.sweep`) then run on that
-    cluster (passed to the kernels as ``DPKERNELS_SCHEDULER``).
+    cluster (passed to the kernels as ``DPKERNELS_SCHEDULER``).  ``notebook_dir``, ``build_dir``, ``reference``:
+    the sources, the build folder and the repository holding the reference (defaults: this repository's).
     """
     from dpkernels.reference import compare_outputs
 
@@ -279,12 +281,12 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         from dpkernels.sweep import SCHEDULER_ENV
 
         os.environ[SCHEDULER_ENV] = scheduler
-    todo = papers or available_papers()
-    unknown = sorted(set(todo) - set(available_papers()))
+    todo = papers or available_papers(notebook_dir)
+    unknown = sorted(set(todo) - set(available_papers(notebook_dir)))
     if unknown:
-        print(f"unknown paper(s) {unknown}; available: {available_papers()}", file=sys.stderr)
+        print(f"unknown paper(s) {unknown}; available: {available_papers(notebook_dir)}", file=sys.stderr)
         return 2
-    out = BUILD_DIR / profile
+    out = Path(build_dir) / profile
     figures = out / "paper_figures"
     if papers is None and figures.exists():
         shutil.rmtree(figures)
@@ -299,9 +301,10 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
 
     if jobs > 1 and len(todo) > 1:
         results = Parallel(n_jobs=jobs, backend="loky")(
-            delayed(run_notebook)(p, profile, progress=bar(i)) for i, p in enumerate(todo))
+            delayed(run_notebook)(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i))
+            for i, p in enumerate(todo))
     else:
-        results = [run_notebook(p, profile, progress=bar(i)) for i, p in enumerate(todo)]
+        results = [run_notebook(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i)) for i, p in enumerate(todo)]
     wall = time.perf_counter() - start
     for i, r in enumerate(results, 1):
         print(f"[{i}/{len(todo)}] {r.paper}: {'ok' if r.ok else 'FAILED'} in {r.seconds:.1f} s -> {_rel(r.output)}", flush=True)
@@ -326,12 +329,12 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     report = build_report(figures)
     print(f"report: {_rel(report)} (wall time {wall:.0f} s)", flush=True)
     try:
-        for path in render_prose(out, [out, REPO_ROOT]):
+        for path in render_prose(out, [out, Path(reference)], templates=Path(reference)):
             print(f"rendered {_rel(path)} (this run's numbers; the reference's where the run has none)", flush=True)
     except (KeyError, FileNotFoundError) as exc:  # a reference to an output this run did not produce
         print(f"prose not rendered: {exc}", flush=True)
     if compare:
-        check = compare_outputs(figures, REPO_ROOT / "paper_figures", outputs, profile)
+        check = compare_outputs(figures, Path(reference) / "paper_figures", outputs, profile)
         check.table.to_csv(out / "reference_check.csv", index=False)
         print(f"reference check ({_rel(out / 'reference_check.csv')}):\n{check.summary()}", flush=True)
     print("the reference is unchanged; `dpkernels update-reference` (make update-reference) copies this run into it"
