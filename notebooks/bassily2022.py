@@ -63,7 +63,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.verdicts import rate_at_most, slope, slope_agrees, status
 
 P = profiles.load("bassily2022", profile, sizes)
-OUT = output_dir("bassily2022")
+OUT = output_dir("bassily2022", profile)
 checks = Checks("bassily2022")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)

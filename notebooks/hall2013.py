@@ -64,7 +64,7 @@ from dpkernels.mechanisms.hall import (
 from dpkernels.report import Checks, output_dir, stable_text, write_table
 
 P = profiles.load("hall2013", profile, sizes)
-OUT = output_dir("hall2013")
+OUT = output_dir("hall2013", profile)
 checks = Checks("hall2013")
 # one BLAS thread per process: the experiments parallelise over processes (n_jobs), and small factorisations are
 # fastest single-threaded

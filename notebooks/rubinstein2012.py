@@ -62,7 +62,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.verdicts import audit_detects, status
 
 P = profiles.load("rubinstein2012", profile, sizes)
-OUT = output_dir("rubinstein2012")
+OUT = output_dir("rubinstein2012", profile)
 checks = Checks("rubinstein2012")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)
