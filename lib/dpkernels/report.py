@@ -338,8 +338,9 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     """Published numbers with their reproduction, z and class (keyed on every non-value column).
 
     se of the published mean: its ``se`` column if given, else :func:`dpkernels.verdicts.published_se` from the
-    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  Only published numbers with a
-    paired reproduction appear.  The class (:data:`CLASSES`): a row's ``class_override`` (``not comparable`` or
+    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  A reproduced number without a
+    standard error (a single run; 0 is an exact number) gives a NaN z: ``inconclusive (too noisy)``.  Only published
+    numbers with a paired reproduction appear.  The class (:data:`CLASSES`): a row's ``class_override`` (``not comparable`` or
     ``input``, whose reason must be in ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's
     ``min_effect`` (else the ``min_effect`` argument), and a difference is ``differs, explained (X)`` only when the
     row's candidate ``errata`` X is accepted for the row's ``dataset`` by ``hypotheses``
@@ -368,7 +369,7 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
             continue
         if not (np.isfinite(pv) and np.isfinite(rv)):
             continue
-        se_r = float(r["se"]) if pd.notna(r["se"]) else 0.0
+        se_r = float(r["se"]) if pd.notna(r["se"]) else math.nan  # no standard error (one run): nothing can agree or differ
         if pd.notna(p["se"]):
             se_p = float(p["se"])
         else:
