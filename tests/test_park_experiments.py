@@ -254,3 +254,15 @@ def test_equal_budget_verdict_fails_when_any_method_spends_more():
     assert E.equal_budget_status(E.accounting_table(3, 6090, 1.0), 1.0) == "violated"  # K eps, m K eps, inf
     same = E.accounting_table(1, 1, 1.0).iloc[[1, 2, 3]]  # corrected, WEIGHT and SEMI with K = 1: eps each
     assert E.equal_budget_status(same, 1.0) == "holds"
+
+
+def test_every_violated_park_row_has_an_errata_entry():
+    """ERRATA complete (issue 21): each violated row of paper_figures/park2022/checks.csv is named in docs/ERRATA.md's
+    Park section (as `id`)."""
+    from dpkernels.report import REPO_ROOT
+
+    checks = pd.read_csv(REPO_ROOT / "paper_figures" / "park2022" / "checks.csv")
+    errata = (REPO_ROOT / "docs" / "ERRATA.md").read_text()
+    park = errata[errata.index("## Park (2022)"):errata.index("## Chaudhuri")]
+    missing = [i for i in checks[checks.status == "violated"].id if f"`{i}`" not in park]
+    assert not missing, f"violated rows without an ERRATA entry: {missing}"

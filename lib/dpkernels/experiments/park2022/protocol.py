@@ -178,22 +178,25 @@ def _svdd_base(Xtr: Array, box: float, gamma: float, seed: int) -> PrivateSVDD:
     return memory().cache(_fit_base)(Xtr, box, gamma, seed)
 
 
-def _proposed_specs(methods: Sequence[str], eps: float | None, s: Setting) -> list[tuple[str, str, float | None, float | None, float | None, str]]:
-    """(method, variant, eps_svdd, eps_vote, r_max, accounting) of the proposed methods at one epsilon."""
+def _proposed_specs(methods: Sequence[str], eps: float | None, s: Setting, scaling: str
+                    ) -> list[tuple[str, str, float | None, float | None, float | None, str, str]]:
+    """(method, variant, eps_svdd, eps_vote, r_max, accounting, scaling) of the proposed methods at one epsilon.  The
+    author's-code variant runs as that code does: min-max scaling, eps/2 for the centre, Laplace(2/eps) votes,
+    r_max = 0.1."""
     half = None if eps is None else eps / 2
     specs = []
     if "Proposed" in methods:
-        specs.append(("Proposed", "paper", eps, eps, s.r_max, "per-component"))
+        specs.append(("Proposed", "paper", eps, eps, s.r_max, "per-component", scaling))
     if "Proposed (corrected)" in methods:
-        specs.append(("Proposed (corrected)", "corrected", half, half, s.r_max, "total"))
+        specs.append(("Proposed (corrected)", "corrected", half, half, s.r_max, "total", scaling))
     if AUTHOR_CODE in methods:
-        specs.append((AUTHOR_CODE, "paper", half, half, 0.1, "per-component"))
+        specs.append((AUTHOR_CODE, "paper", half, half, 0.1, "per-component", AUTHOR_READING.scaling))
     return specs
 
 
-def _domain(reading: Reading, variant: str) -> tuple[float, float]:
-    """The corrected variant's start box for the reading's scaling (the thesis's variant starts from the data)."""
-    return start_domain(reading.scaling) if variant == "corrected" else (0.0, 1.0)
+def _domain(scaling: str, variant: str) -> tuple[float, float]:
+    """The corrected variant's start box for the scaling (the thesis's variant starts from the data)."""
+    return start_domain(scaling) if variant == "corrected" else (0.0, 1.0)
 
 
 def _run_task(task: RunTask) -> list[dict[str, object]]:
@@ -211,9 +214,18 @@ def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
     majority = float(np.max(np.bincount(yte, minlength=K)) / m)
     extra = dict(task.labels)
     rng = _stream(task, "noise")
-    t0 = time.perf_counter()
-    base = _svdd_base(Xtr, s.proposed[0], s.proposed[1], task.run)
-    t_svdd = time.perf_counter() - t0
+    scaled = {reading.scaling: (Xtr, Xte)}
+    bases: dict[str, tuple[PrivateSVDD, float]] = {}
+
+    def base_for(scaling: str) -> tuple[Array, Array, PrivateSVDD, float]:
+        """The split scaled as asked (the same rows: the split depends on the run only) and its SVDD solve."""
+        if scaling not in scaled:
+            scaled[scaling] = split_scale(task.data, task.run, scaling=scaling)[:2]
+        if scaling not in bases:
+            t0 = time.perf_counter()
+            bases[scaling] = (_svdd_base(scaled[scaling][0], s.proposed[0], s.proposed[1], task.run), time.perf_counter() - t0)
+        return (*scaled[scaling], *bases[scaling])
+
     fits: dict[tuple[float, float], tuple[OneVsAllSVM, float]] = {}
     svm_methods = [(mt, (reading.box(bg[0], n), bg[1])) for mt, bg in (("SVM WEIGHT", s.weight), ("SVM SEMI", s.semi),
                                                                        ("SVM OUTPUT", s.output)) if mt in task.methods]
@@ -231,23 +243,24 @@ def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
         label = "non-private" if eps is None else eps
         head = {"dataset": name, **extra, "run": task.run, "epsilon": label, "n_train": n, "K": K, "majority": majority,
                 "scaling": reading.scaling, "svm_box": reading.svm_box}
-        for method, variant, e_svdd, e_vote, r_max, accounting in _proposed_specs(task.methods, eps, s):
+        for method, variant, e_svdd, e_vote, r_max, accounting, scaling in _proposed_specs(task.methods, eps, s, reading.scaling):
+            A, B, base, t_svdd = base_for(scaling)
             t0 = time.perf_counter()
             release = base.resample(e_svdd, rng)
             clf = EquilibriumPointClassifier(epsilon_svdd=e_svdd, epsilon_vote=e_vote, classes=classes, box=s.proposed[0],
                                              gamma=s.proposed[1], lr=s.lr, n_iter=s.n_iter, r_max=r_max, variant=variant,
-                                             n_starts=task.n_starts, domain=_domain(reading, variant),
-                                             random_state=rng).fit(Xtr, ytr, svdd=release)
+                                             n_starts=task.n_starts, domain=_domain(scaling, variant),
+                                             random_state=rng).fit(A, ytr, svdd=release)
             t1 = time.perf_counter()
-            acc = _acc(clf.predict(Xte), yte)
-            rows.append({**head, "method": method, "accounting": accounting, "accuracy": acc,
+            acc = _acc(clf.predict(B), yte)
+            rows.append({**head, "scaling": scaling, "method": method, "accounting": accounting, "accuracy": acc,
                          "train_s": t1 - t0 + t_svdd, "infer_s": time.perf_counter() - t1, "n_cells": clf.n_cells_,
                          "n_eps": len(clf.labelled_points_)})
             if method == "Proposed":
                 for k in task.knn:  # the same fitted model released as equilibrium points, kNN inference
                     clf.set_params(inference="knn", n_neighbors=k)
                     rows.append({**head, "method": f"Proposed (EP release, {k}-NN)", "accounting": accounting, "k": k,
-                                 "accuracy": _acc(clf.predict(Xte), yte)})
+                                 "accuracy": _acc(clf.predict(B), yte)})
         for method, key in svm_methods:
             ova, t_fit = fits[key]
             t0 = time.perf_counter()

@@ -65,7 +65,7 @@ __all__ = [
 SCALINGS = ("minmax", "standard", "raw")
 SVM_BOXES = ("C/n", "C/n x n")
 #: liblinear passes of the screen's SVM fits (the large-box readings converge slowly; the screen is not certified).
-SCREEN_MAX_ITER = 200
+SCREEN_MAX_ITER = 100
 
 
 @dataclass(frozen=True)

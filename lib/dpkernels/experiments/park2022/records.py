@@ -158,9 +158,9 @@ def _p14(t73: pd.DataFrame) -> list[dict[str, object]]:
         ok = (bool(zs) and not any(c.startswith("differs") for c in cls_var.values())
               and all(cls_var[e] == "agrees" for e in failing))
         rows.append({"hypothesis": "P14", "dataset": ds,
-                     "test": "the author's-code variant (eps/2 centre, Laplace(2/eps) votes, r_max = 0.1) reproduces the "
-                             "thesis's private numbers of the proposed method: none differs, and every number the thesis's "
-                             "algorithm misses agrees (not merely too noisy)",
+                     "test": "the author's code (min-max scaling, eps/2 centre, Laplace(2/eps) votes, r_max = 0.1) "
+                             "reproduces the thesis's private numbers of the proposed method: none differs, and every number "
+                             "the thesis's algorithm misses agrees (not merely too noisy)",
                      "statistic": f"max |z| {np.nanmax(np.abs(list(zs.values()))):.2f}" if zs and np.isfinite(list(zs.values())).any()
                      else "no z (no standard error)",
                      "accepted": bool(ok),
