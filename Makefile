@@ -20,7 +20,7 @@ help:
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[notebooks,compare,test]"
+	$(PY) -m pip install --quiet -e ".[notebooks,dask,compare,test]"
 	$(PY) -m ipykernel install --sys-prefix --name dpkernels --display-name "Python (dpkernels)"
 	touch $(STAMP)
 
