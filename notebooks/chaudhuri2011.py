@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -54,7 +54,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 
 START = time.perf_counter()
 P = profiles.load("chaudhuri2011", profile, sizes)
-OUT = output_dir("chaudhuri2011")
+OUT = output_dir("chaudhuri2011", profile)
 checks = Checks("chaudhuri2011")
 peer = Checks("diffprivlib")  # findings about diffprivlib (ERRATA D1-D2), kept apart from the paper's checks
 sns.set_theme(style="whitegrid", context="notebook")

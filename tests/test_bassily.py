@@ -10,7 +10,6 @@ import pytest
 from scipy import stats
 from scipy.linalg import hadamard
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from dpkernels import ClippingWarning, PrivacyLeakWarning
 from dpkernels.accounting import compose, gaussian_sigma
@@ -49,15 +48,6 @@ RELEASE_CASES = [
     ("PrivateMarginSelection",
      lambda **kw: PrivateMarginSelection((0.2, 0.4), epsilon=1.0, data_norm=1.0, n_components=8, **kw), _X, _Y),
 ]
-
-#: scikit-learn checks that contradict privacy, with the reason.
-EXPECTED_FAILURES = {
-    "check_classifiers_one_label": (
-        "the label set is public (classes, default {-1, +1}): a data set with one class present must give a release "
-        "distributed close to its neighbour's, which has one row of the other class, so the mechanism neither refuses "
-        "(the refusal would be a release) nor predicts the present class with certainty"),
-}
-
 
 # ----------------------------------------------------------------------------------------------
 # JL transforms
@@ -268,20 +258,6 @@ def test_rho_selection_guarantee_and_accounting():
     assert est.nonprivate_.candidates.shape == (3, 8)
     with pytest.raises(ValueError, match="rhos must be"):
         PrivateMarginSelection((), data_norm=1.0).fit(_X, _Y)
-
-
-def test_check_estimator_passes_except_privacy_contradictions():
-    """In the configuration that reads the bound and the label set from the data ("data": not private, as the
-    guarantee says), since scikit-learn's checks feed arbitrary labels and norms."""
-    for est in (PrivateMarginClassifier(data_norm="data", classes="data", random_state=0),
-                PrivateKernelMarginClassifier(n_frequencies=20, classes="data", random_state=0),
-                ExponentialMarginClassifier(data_norm="data", classes="data", random_state=0),
-                PrivateMarginSelection(data_norm="data", classes="data", random_state=0)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results = check_estimator(est, on_fail=None)
-        failed = {r["check_name"] for r in results if r["status"] == "failed"}
-        assert failed <= set(EXPECTED_FAILURES), f"{type(est).__name__}: {sorted(failed - set(EXPECTED_FAILURES))}"
 
 
 def test_clones_of_a_seeded_estimator_reproduce_on_the_same_data():

@@ -70,8 +70,9 @@ def test_notebooks_are_paired_and_in_sync(nb):
     py = nb.with_suffix(".py")
     assert py.exists(), f"{nb.name} has no paired {py.name}"
     notebook = nbformat.read(nb, as_version=4)
-    # papermill's injected-parameters cell shows the parameters of the last run; it is not part of the source
-    notebook.cells = [c for c in notebook.cells if "injected-parameters" not in c.metadata.get("tags", [])]
+    # the executed reference is not paired itself (the .py pairs with build/notebooks/): its cells must be the source's
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in notebook.cells)
+    notebook.metadata["jupytext"] = jupytext.read(py).metadata["jupytext"]
     text = jupytext.writes(notebook, fmt="py:percent")
     assert text == py.read_text(), f"{nb.name} and {py.name} differ: run 'make sync'"
     meta = nbformat.read(nb, as_version=4).metadata

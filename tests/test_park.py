@@ -249,40 +249,6 @@ def test_epc_pickle_and_clone():
     np.testing.assert_array_equal(a.svdd_.center_, b.svdd_.center_)
 
 
-CHECKS_CONTRADICTING_PRIVACY = {
-    # the public label set of {1}-only labels is {-1, +1} (the papers' convention) and every cell is labelled,
-    # empty ones by noise: predicting the absent public class is the private behaviour
-    "check_classifiers_one_label": "the label set is public, not learned: a data set with one label present still "
-                                   "has the public classes {-1, +1}, and cells are labelled by noisy counts",
-    # accuracy > 0.83 on ~100-300 rows at eps = 0.5 + 0.5: noise; the same check passes without noise (below)
-    "check_classifiers_train": "a private fit on 100-300 rows at eps = 1 is noisy by design; the non-private "
-                               "configuration passes this check",
-}
-
-
-def _failed_checks(est) -> set[str]:
-    from sklearn.utils.estimator_checks import check_estimator
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {r["check_name"] for r in check_estimator(est, on_fail=None) if r["status"] == "failed"}
-
-
-def test_check_estimator_private_svdd():
-    assert _failed_checks(PrivateSVDD(epsilon=1.0, box=1.0, random_state=0)) == set()
-
-
-def test_check_estimator_equilibrium_point_classifier():
-    """scikit-learn's checks feed arbitrary labels: classes="data" (read from the data: not private, as the
-    guarantee says)."""
-    private = _failed_checks(EquilibriumPointClassifier(box=1.0, n_starts=300, classes="data", random_state=0))
-    # with the label set read from the data a one-label set raises as scikit-learn wants: only accuracy fails
-    assert private == {"check_classifiers_train"}
-    nonprivate = _failed_checks(EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, box=1.0, lr=0.01,
-                                                           domain=(-3, 3), n_starts=300, classes="data", random_state=0))
-    assert "check_classifiers_train" not in nonprivate and nonprivate <= set(CHECKS_CONTRADICTING_PRIVACY)
-
-
 # ----------------------------------------------------------------------------------------------
 # the SVM baselines
 # ----------------------------------------------------------------------------------------------

@@ -119,3 +119,20 @@ def test_cache_is_content_addressed_and_can_be_switched_off(tmp_path, monkeypatc
     g = cache.memory().cache(work)
     g(np.arange(3.0))
     assert len(calls) == 3
+
+
+def test_utility_warning_compares_public_bounds_only():
+    """The warning's inputs are public (n, d, epsilon, Lambda): the same on every data set of the shape."""
+    from dpkernels import ObjectivePerturbation, UtilityWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 10))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.warns(UtilityWarning, match="mostly noise"):
+        a = ObjectivePerturbation(epsilon=0.1, Lambda=1e-3, random_state=0).fit(X, y)
+    b = ObjectivePerturbation(epsilon=0.1, Lambda=1e-3, random_state=0).fit(-X[::-1], y)
+    assert a.noise_to_solution_ == b.noise_to_solution_ > 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        assert ObjectivePerturbation(epsilon=5.0, Lambda=0.1, random_state=0).fit(X, y).noise_to_solution_ < 1

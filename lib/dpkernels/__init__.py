@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "PrivacyLeakWarning": "dpkernels._validation",
     "ClippingWarning": "dpkernels._validation",
     "UnsafeNoiseWarning": "dpkernels._validation",
+    "UtilityWarning": "dpkernels._validation",
     **{name: "dpkernels.mechanisms" for name in (
         "Guarantee",
         "PrivateSVM",
@@ -53,14 +54,14 @@ _EXPORTS: dict[str, str] = {
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
-    "lattice", "losses",
-    "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "verdicts",
+    "lattice", "losses", "mechanisms", "noise", "notebooks", "profiles", "random_features", "reference", "report",
+    "runner", "site", "solvers", "sweep", "testing", "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
 
 if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
-    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning
+    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,

@@ -22,6 +22,8 @@ __all__ = [
     "PrivacyLeakWarning",
     "ClippingWarning",
     "UnsafeNoiseWarning",
+    "UtilityWarning",
+    "noise_dominance",
     "check_random_state",
     "check_positive",
     "check_epsilon",
@@ -47,6 +49,22 @@ class ClippingWarning(RuntimeWarning):
 
 class UnsafeNoiseWarning(RuntimeWarning):
     """A release uses a paper's continuous float64 sampler, which a floating-point attack defeats."""
+
+
+class UtilityWarning(UserWarning):
+    """The calibrated noise can move the solution further than the non-private solution's largest possible norm (a
+    comparison of public bounds): the release may be mostly noise."""
+
+
+def noise_dominance(noise_norm: float, solution_bound: float, what: str) -> float:
+    """The ratio of the noise's expected norm to the largest norm the non-private solution can have (both public:
+    functions of n, d, epsilon and the parameters), with a :class:`UtilityWarning` when it exceeds 1."""
+    ratio = float(noise_norm) / float(solution_bound)
+    if ratio > 1.0:
+        warnings.warn(f"{what}: the noise's expected effect ({noise_norm:.3g}, an upper bound) exceeds the largest norm the "
+                      f"non-private solution can have ({solution_bound:.3g}) by {ratio:.3g}x: the release may be mostly "
+                      "noise. Use more rows, a larger epsilon or a larger regulariser", UtilityWarning, stacklevel=3)
+    return ratio
 
 
 def check_random_state(random_state: object) -> np.random.Generator:

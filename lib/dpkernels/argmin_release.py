@@ -103,7 +103,7 @@ class ArgminReleasePlan:
 
     def delta(self, epsilon: float) -> float:
         """The delta of the (epsilon, delta) guarantee: (1 + e^epsilon) delta0."""
-        return float(min(1.0, (1.0 + math.exp(float(epsilon))) * self.delta0))
+        return float(min(1.0, (1.0 + math.exp(min(float(epsilon), 700.0))) * self.delta0))
 
 
 def plan_argmin_release(n: float, d: int, data_norm: float, loss: MarginLoss, lam: float, beta: float

@@ -53,6 +53,7 @@ from dpkernels import lattice
 from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release, shifted_grid_round
 from dpkernels._validation import (
     check_epsilon,
+    noise_dominance,
     check_finite_array,
     check_positive,
     check_random_state,
@@ -175,6 +176,11 @@ def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, 
             f"the solve could not be certified to the public float64 target ||grad|| <= {target[k]:.3g} (certified "
             f"{cert[k]:.3g}); refusing to release")
     return shifted_grid_round(W.T, plan.grid, rng), plan
+
+
+def _solution_bound(loss: MarginLoss, lam: float) -> float:
+    """The largest norm the minimiser of J = mean loss + (lam / 2) ||f||^2 can have: sqrt(2 l(0) / lam)."""
+    return math.sqrt(2.0 * float(np.asarray(loss.value(np.zeros(1)))[0]) / lam)
 
 
 def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None
@@ -382,7 +388,7 @@ class OutputPerturbation(_ChaudhuriERM):
     coef_, intercept_ : the release; beta_, sensitivity_ : public constants (n, Lambda, eps_p, R); guarantee_.
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_", "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
@@ -392,6 +398,8 @@ class OutputPerturbation(_ChaudhuriERM):
         require_certified(sol.distance_bound, self.solver_tol * self.sensitivity_, "||f - f_exact||")
         eps_cal = epsilon / (1.0 + 2.0 * self.solver_tol)
         self.beta_ = theorem_6_beta(eps_cal, n, Lambda, R)
+        # public: E||b|| = d / beta against ||f*|| <= sqrt(2 J(0) / Lambda) (J(f*) <= J(0) = l(0))
+        self.noise_to_solution_ = noise_dominance(d / self.beta_, _solution_bound(loss, Lambda), type(self).__name__)
         self._set_release(noise_release(sol.coef, "gamma_norm", 1.0 / self.beta_, noise=self.noise, random_state=rng))
         if self.keep_nonprivate:
             self.nonprivate_ = EvaluationState(sol, design, loss)
@@ -428,7 +436,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
     coef_, intercept_ : the release; params_ : (eps', Delta, beta, branch), public constants; guarantee_.
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_", "release_grid_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_", "release_grid_",
+                                                      "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
@@ -453,6 +462,10 @@ class ObjectivePerturbation(_ChaudhuriERM):
                                    "data set it was computed from; for reproducing the paper only")
             self.release_grid_ = None
         self.params_ = params
+        lam_tot = Lambda + params.Delta
+        # public: the noise moves f by at most ||b|| / (n lam), E||b|| = d / beta, against ||f*|| <= sqrt(2 l(0) / lam)
+        self.noise_to_solution_ = noise_dominance(d / (params.beta * n * lam_tot), _solution_bound(loss, lam_tot),
+                                                  type(self).__name__)
         self._set_release(f)
         if self.keep_nonprivate:
             sol = _nonprivate(design, loss, Lambda + params.Delta, certified_gtol(self.solver_tol, R, n, self.tol), None)

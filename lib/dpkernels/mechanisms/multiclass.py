@@ -48,7 +48,8 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimators_ : list of the K binary releases (each a release of class k against the rest)
+    estimators_ : list of the K binary releases (each a release of class k against the rest; one release of classes_[1]
+        against classes_[0] when K = 2)
     classes_ : the public label set
     epsilon_per_class_, delta_per_class_ : what each binary release was given
     guarantee_ : the composition of the K releases' guarantees
@@ -83,7 +84,8 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         if self.estimator is None:
             raise ValueError("estimator is required: a binary dpkernels estimator")
         if self.classes is None:
-            raise ValueError("classes is required: the public label set (it is never read from the private data)")
+            raise ValueError("classes is required: the public label set (it is never read from the private data; "
+                             "classes='data' does that explicitly and voids the guarantee)")
         X, y = validate_data(self, X, y, reset=True, accept_sparse=True, dtype=np.float64)
         classes, idx = resolve_classes(y, self.classes, binary=False, n_samples=X.shape[0])
         K = len(classes)
@@ -91,14 +93,16 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         params = self.estimator.get_params()
         if "delta" in params and self.delta == 0:
             raise ValueError(f"{type(self.estimator).__name__} is (epsilon, delta)-DP: give PrivateOneVsRest a delta > 0")
-        eps_k, delta_k = split_budget(epsilon, float(self.delta), K)
+        # two classes need one release (class 1 against class 0) on the whole budget; K > 2 need K releases
+        n_fits = 1 if K == 2 else K
+        eps_k, delta_k = split_budget(epsilon, float(self.delta), n_fits)
         self.estimators_ = []
-        for k in range(K):
+        for k in range(n_fits):
             est = clone(self.estimator).set_params(epsilon=eps_k, classes=[-1, 1], random_state=self.random_state,
                                                    keep_nonprivate=self.keep_nonprivate)
             if "delta" in params:
                 est.set_params(delta=delta_k)
-            fitted = est.fit(X, np.where(idx == k, 1, -1))
+            fitted = est.fit(X, np.where(idx == (1 if K == 2 else k), 1, -1))
             if "random_state" in fitted.get_params():
                 fitted.set_params(random_state=None)  # the seed stays in this object's parameters only
             self.estimators_.append(fitted)
@@ -121,11 +125,23 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
             attributes=self._release_attributes, noise=gs[0].noise,
             notes=self._notes() + ("composition by dpkernels.accounting (dp-accounting's privacy-loss distributions "
                                    "when delta > 0, else the sum)",))
+        self._void_if_data_derived()
         return self
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Two classes: the binary release's score (positive: classes_[1]); K > 2: one column per class."""
         check_is_fitted(self, "estimators_")
+        if len(self.estimators_) == 1:
+            return self.estimators_[0].decision_function(X)
         return np.column_stack([e.decision_function(X) for e in self.estimators_])
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]

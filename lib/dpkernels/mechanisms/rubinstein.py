@@ -50,8 +50,8 @@ from dpkernels._validation import (
     check_epsilon,
     check_finite_array,
     check_positive,
-    check_random_state,
     check_row_norms,
+    noise_dominance,
     public_bound,
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
@@ -83,7 +83,7 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
     #: The release: what predict needs, the calibration (functions of n, C, kappa and the public parameters only)
     #: and the public feature map.  Subclasses extend it.
     _release_attributes: ClassVar[tuple[str, ...]] = (
-        "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_",
+        "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_", "noise_to_solution_",
     )
 
     # hooks ------------------------------------------------------------------------------------
@@ -160,6 +160,10 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         if self.keep_nonprivate:
             self.nonprivate_ = sol
         eps_level = l1 / lam
+        # public: E||Laplace(lam)^F||_2 ~ lam sqrt(2F) against ||w*|| <= sqrt(2 C l(0)) (the primal at w = 0)
+        self.noise_to_solution_ = noise_dominance(lam * math.sqrt(2.0 * F),
+                                                  math.sqrt(2.0 * C * float(np.asarray(loss.value(np.zeros(1)))[0])),
+                                                  type(self).__name__)
         self.guarantee_ = Guarantee(
             epsilon=eps_level * slack,
             delta=0.0,
