@@ -127,12 +127,13 @@ def start_domain(scaling: str) -> tuple[float, float]:
 
 
 def _screen_svm(Xtr: Array, Xte: Array, ytr: NDArray, yte: NDArray, box: float, gamma: float, run: int, K: int) -> float:
-    """Non-private one-against-all accuracy (liblinear, no bias, F = 400 paired random features, seeded by the run)."""
+    """Non-private one-against-all accuracy (liblinear, no bias, F = 400 paired random features; features and
+    liblinear's coordinate order seeded by the run, so a rerun gives the same numbers)."""
     freqs = RandomFourierFeatures("rbf", math.sqrt(1.0 / (2.0 * gamma)), 200, random_state=run).fit(Xtr).frequencies_
     P, Q = rff_paired(Xtr, freqs), rff_paired(Xte, freqs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        W = np.array([LinearSVC(C=box, fit_intercept=False, loss="hinge", max_iter=SCREEN_MAX_ITER)
+        W = np.array([LinearSVC(C=box, fit_intercept=False, loss="hinge", max_iter=SCREEN_MAX_ITER, random_state=run)
                       .fit(P, np.where(ytr == k, 1.0, -1.0)).coef_.ravel() for k in range(K)])
     return float(np.mean(np.argmax(Q @ W.T, axis=1) == yte))
 
