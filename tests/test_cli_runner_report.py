@@ -424,3 +424,26 @@ def test_reproduce_writes_only_under_build_and_ends_with_the_reference_check(tmp
     assert reproduce("quick", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
     out = capsys.readouterr().out
     assert "only the analytic checks are compared" in out and "2 of 2 numbers reproduce the reference." in out
+
+
+def test_reference_check_skips_our_timings_of_not_comparable_rows(tmp_path):
+    """A published timing typed 'not comparable' (another machine) makes our timing of that row machine-dependent
+    too: it is not compared (Park's Table 7.2)."""
+    import pandas as pd
+
+    from dpkernels.reference import compare_outputs
+
+    def table(ours):
+        return pd.DataFrame([
+            {"method": "A", "source": "published", "value": 4.7, "class_override": "not comparable", "note": "machine"},
+            {"method": "A", "source": "reproduced", "value": ours, "class_override": "", "note": ""},
+            {"method": "B", "source": "published", "value": 0.9, "class_override": "", "note": ""},
+            {"method": "B", "source": "reproduced", "value": 0.91, "class_override": "", "note": ""},
+        ])
+
+    for root, ours in ((tmp_path / "ref", 0.15), (tmp_path / "run", 0.25)):
+        (root / "p").mkdir(parents=True)
+        table(ours).to_csv(root / "p" / "table_7_2.csv", index=False)
+    check = compare_outputs(tmp_path / "run", tmp_path / "ref", ["p"])
+    numbers = check.numbers
+    assert len(numbers) == 1 and bool(numbers["reproduces"].all())  # only row B's value, which agrees
