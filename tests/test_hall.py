@@ -1,5 +1,5 @@
 """Hall, Rinaldo and Wasserman (2013): calculators, the Gaussian and Gaussian-process releases, the private KDE and
-kernel machine, and the criteria of the paper's experiments."""
+kernel machine (the experiment driver's tests are in tests/test_hall_experiments.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pytest
 from scipy import integrate
 
 from dpkernels._validation import ClippingWarning, UnsafeNoiseWarning
-from dpkernels.accounting import gaussian_delta, gaussian_sigma
+from dpkernels.accounting import gaussian_delta
 from dpkernels.bounds import hall as HB
-from dpkernels.experiments import hall2013 as E
 from dpkernels.mechanisms.hall import (
     CalibrationWarning,
     GaussianKernel,
@@ -217,14 +216,6 @@ def test_repeated_and_permuted_queries_return_the_same_values():
     assert len(kde.released_values_) == 5
 
 
-def test_conditional_sampling_law_and_negative_control():
-    """Adaptive queries reproduce N(f, s^2 (K + tau I)) at the union of the points; fresh noise per call is rejected."""
-    res = E.conditional_sampling_experiment(250, random_state=5)
-    assert res["repeated_and_permuted_identical"]
-    assert res["released"]["p_covariance"] > 1e-3 and res["released"]["z_max"] < 5
-    assert res["independent_per_call"]["p_covariance"] < 1e-6
-
-
 def test_max_points_is_enforced():
     X = np.random.default_rng(0).uniform(size=(30, 1))
     kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.1, points=np.empty((0, 1)), curator=True, max_points=5,
@@ -351,38 +342,3 @@ def test_uncertified_machine_is_refused(monkeypatch):
     X, y = _unit_data(30)
     with pytest.raises(RuntimeError, match="refusing to release"):
         PrivateKernelMachine(points=X, random_state=0).fit(X, y)
-
-
-def test_machine_sensitivity_search_stays_below_the_bound():
-    df = E.kernel_machine_sensitivity_experiment([("hinge", 0.05, 0.5)], n=20, d=2, n_random=10, n_adv=4, maxiter=20)
-    r = df.iloc[0]
-    assert 0.3 < r.ratio <= 1.0 + r.max_certified_error / r.bound
-
-
-# ----------------------------------------------------------------------------------------------
-# criteria of the experiments (each with a case where it must fail)
-# ----------------------------------------------------------------------------------------------
-def test_epsilon_delta_lower_bound_detects_too_little_noise_and_not_enough():
-    rng = np.random.default_rng(0)
-    mu = 1.0
-    s = gaussian_sigma(1.0, 1e-5, mu)
-    a, b = s * rng.standard_normal(200_000), mu + s * rng.standard_normal(200_000)
-    assert E.epsilon_delta_lower_bound(-a, -b, 1e-5).epsilon_lb <= 1.0
-    a2, b2 = a / 3, mu + (b - mu) / 3  # a third of the noise: true epsilon about 4
-    assert E.epsilon_delta_lower_bound(-a2, -b2, 1e-5).epsilon_lb > 1.0
-
-
-def test_whitened_covariance_test_rejects_a_wrong_covariance():
-    rng = np.random.default_rng(0)
-    Z = rng.standard_normal((500, 4))
-    assert E.whitened_covariance_test(Z)["p_covariance"] > 1e-3
-    W = Z.copy()
-    W[:, 1] = 0.6 * Z[:, 0] + 0.8 * Z[:, 1]  # unit variance, correlation 0.6
-    assert E.whitened_covariance_test(W)["p_covariance"] < 1e-6
-
-
-def test_kde_pair_audit_with_its_negative_control():
-    ok = E.kde_pair_audit(1, 20, 0.05, 1.0, 1e-5, 30_000, random_state=1)
-    assert ok["releases_on_grid"] and ok["epsilon_lb"] <= 1.0 and ok["pair_epsilon_exact"] <= 1.0 + 1e-9
-    bad = E.kde_pair_audit(1, 20, 0.05, 1.0, 1e-5, 30_000, noise_factor=0.4, random_state=1)
-    assert bad["epsilon_lb"] > 1.0
