@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
         "PrivateOneVsRest",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
+    "PublicBoundsScaler": "dpkernels.preprocessing",
     "RademacherJL": "dpkernels.jl",
     "GaussianJL": "dpkernels.jl",
     "SparseJL": "dpkernels.jl",
@@ -54,8 +55,8 @@ _EXPORTS: dict[str, str] = {
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
-    "lattice", "losses", "mechanisms", "noise", "notebooks", "profiles", "random_features", "reference", "report",
-    "runner", "site", "solvers", "sweep", "testing", "verdicts",
+    "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
+    "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
@@ -84,6 +85,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         PrivateTuning,
         gaussian_mechanism,
     )
+    from dpkernels.preprocessing import PublicBoundsScaler
     from dpkernels.random_features import RandomFourierFeatures
 
 
