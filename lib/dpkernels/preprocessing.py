@@ -34,7 +34,7 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    lower, upper : array-like of shape (n_features,) or float
+    lower, upper : array-like of shape (n_features,) or float, default=0.0 and 1.0
         Public bounds of every feature, fixed before the data are seen (documented ranges, domain knowledge).
     norm : float, default 1
         The radius of the ball the rows are mapped into.
@@ -42,6 +42,7 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+        The number of input features.
     scale_ : float
         The row scaling ``norm / sqrt(d)``.
 
