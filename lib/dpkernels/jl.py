@@ -192,7 +192,7 @@ class RademacherJL(_JLBase):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components, n_features_in_)
+    components_ : ndarray of shape (n_components, n_features)
         The matrix Phi.
     n_features_in_ : int
         d, the input dimension.
@@ -266,7 +266,7 @@ class SparseJL(_SklearnJL):
 
     Attributes
     ----------
-    components_ : scipy.sparse matrix of shape (n_components, n_features_in_)
+    components_ : scipy.sparse matrix of shape (n_components, n_features)
         The matrix Phi.
     n_features_in_ : int
         d, the input dimension.
@@ -305,7 +305,7 @@ class GaussianJL(_SklearnJL):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components, n_features_in_)
+    components_ : ndarray of shape (n_components, n_features)
         The matrix Phi.
     n_features_in_ : int
         d, the input dimension.
@@ -340,7 +340,7 @@ class SRHT(_JLBase):
 
     Attributes
     ----------
-    signs_ : ndarray of shape (n_features_in_,)
+    signs_ : ndarray of shape (n_features,)
         The diagonal of D (+-1).
     rows_ : ndarray of shape (n_components,)
         The kept coordinates of the transform (sorted).

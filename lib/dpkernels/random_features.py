@@ -118,7 +118,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    frequencies_ : ndarray of shape (n_components, n_features_in_)
+    frequencies_ : ndarray of shape (n_components, n_features)
         The frequencies rho_1..rho_d-hat.
     phases_ : ndarray of shape (n_components,)
         The phases psi_j (``variant="phase"`` only).

@@ -393,7 +393,7 @@ class PrivateMarginClassifier(_Algorithm2):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features,)
         w^Priv = Phi^T w-tilde, the release.
     n_components_ : int
         k, the JL dimension used.
@@ -547,7 +547,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
     ----------
     coef_ : ndarray of shape (2 * n_frequencies,)
         w^Priv = Phi^T w-tilde in feature space, the release.
-    frequencies_ : ndarray of shape (n_frequencies, n_features_in_)
+    frequencies_ : ndarray of shape (n_frequencies, n_features)
         omega_1..omega_D (data-independent, released with ``coef_``).
     n_frequencies_theorem_ : int
         The paper's D = m^2 log(2m / beta) for this m and beta.
@@ -753,7 +753,7 @@ class ExponentialMarginClassifier(_MarginBase):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features,)
         Phi^T c for the selected cover point c, the release.
     cover_size_ : int
         The number of cover points.
@@ -926,7 +926,7 @@ class PrivateMarginSelection(_MarginBase):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features,)
         The selected candidate's w^Priv, the release.
     rho_ : float
         The selected margin.

@@ -730,7 +730,7 @@ class PrivateKernelERM(_ReleaseClassifier):
     ----------
     coef_ : ndarray of shape (n_components,)
         f_priv in feature space, the release.
-    frequencies_ : ndarray of shape (n_components, n_features_in_)
+    frequencies_ : ndarray of shape (n_components, n_features)
         The frequencies w_j (data-independent, released with ``coef_``).
     phases_ : ndarray of shape (n_components,)
         The phases psi_j (data-independent, released with ``coef_``).

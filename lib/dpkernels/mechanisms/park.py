@@ -134,7 +134,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
     ----------
     center_ : ndarray of shape (2 * n_components,)
         a-hat, the released centre (clipped to norm 1 with ``clip``).
-    frequencies_ : ndarray of shape (n_components, n_features_in_)
+    frequencies_ : ndarray of shape (n_components, n_features)
         The frequencies of the feature map (data-independent, released with ``center_``).
     noise_scale_ : float or None
         lambda, the Laplace scale used (None with ``epsilon=None``).
@@ -452,9 +452,9 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     ----------
     svdd_ : PrivateSVDD
         The SVDD release (centre and frequencies).
-    equilibrium_points_ : ndarray of shape (n_eps, n_features_in_)
+    equilibrium_points_ : ndarray of shape (n_eps, n_features)
         The equilibrium points found by the dynamics.
-    labelled_points_ : ndarray of shape (n_labelled, n_features_in_)
+    labelled_points_ : ndarray of shape (n_labelled, n_features)
         The EPs that carry a label (all of them in the corrected variant).
     ep_labels_ : ndarray of shape (n_labelled,)
         The index in ``classes_`` of each labelled EP's noisy-majority label.

@@ -485,7 +485,7 @@ class PrivateSVM(_OutputPerturbedSVM):
         w-hat in R^{2 d-hat}, the release.
     intercept_ : float
         The released intercept (0.0 unless ``fit_intercept``).
-    frequencies_ : ndarray of shape (n_components, n_features_in_)
+    frequencies_ : ndarray of shape (n_components, n_features)
         rho_1..rho_d-hat, released with ``coef_`` (data-independent).
     rff_ : RandomFourierFeatures
         The fitted feature map phi-hat (its frequencies and kernel; no generator).
