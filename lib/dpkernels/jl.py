@@ -173,7 +173,18 @@ class _JLBase(TransformerMixin, BaseEstimator):
         return W, single
 
     def adjoint(self, W: ArrayLike) -> Array:
-        """Phi^T w for a vector w in R^k (or each row of a (c, k) array): the map back to the input space."""
+        """Phi^T w: the map back to the input space.
+
+        Parameters
+        ----------
+        W : array-like of shape (n_components,) or (c, n_components)
+            A vector w in R^k, or one per row.
+
+        Returns
+        -------
+        ndarray of shape (n_features,) or (c, n_features)
+            Phi^T w (one row per row of W).
+        """
         raise NotImplementedError
 
 
@@ -212,6 +223,16 @@ class RademacherJL(_JLBase):
         self.components_ = (2.0 * signs - 1.0) / math.sqrt(k)
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "components_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         out = X @ self.components_.T
@@ -236,6 +257,16 @@ class _SklearnJL(_JLBase):
         self.components_ = proj.components_
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "components_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         out = X @ self.components_.T
@@ -368,6 +399,16 @@ class SRHT(_JLBase):
         self.rows_ = np.sort(rng.choice(n, size=k, replace=False))
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "rows_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         if sparse.issparse(X):

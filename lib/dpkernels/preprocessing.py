@@ -69,12 +69,36 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
         return lo, hi
 
     def fit(self, X: ArrayLike, y: Any = None) -> "PublicBoundsScaler":
+        """Check the public bounds and set the row scaling; only the number of columns of X is read.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Only its number of columns is used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, reset=True, dtype=np.float64)
         self._bounds(X.shape[1])
         self.scale_ = check_positive(self.norm, "norm") / math.sqrt(X.shape[1])
         return self
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Map every row from the public bounds into the ball of radius ``norm`` (a per-record map).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            Rows of norm <= ``norm``; values outside the bounds are clipped with a ClippingWarning.
+        """
         check_is_fitted(self, "scale_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         lo, hi = self._bounds(X.shape[1])

@@ -164,6 +164,19 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "RandomFourierFeatures":
+        """Draw the frequencies for inputs of dimension ``X.shape[1]`` (nothing else of X is read).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Only its number of columns is used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, reset=True)
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
@@ -189,6 +202,16 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         return 1.0 if self.scale_to_unit_ball else math.sqrt(2.0)
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The features phi(x) of every row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_output_features)
+        """
         check_is_fitted(self, "frequencies_")
         X = validate_data(self, X, reset=False)
         if self.variant == "paired":

@@ -247,12 +247,39 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return X
 
     def decision_function(self, X: ArrayLike) -> Array:
-        """<w^Priv, x> (Algorithms 1-2) or <w^Priv, psi(x)> (Algorithm 3); positive values predict classes_[1]."""
+        """<w^Priv, x> (Algorithms 1-2) or <w^Priv, psi(x)> (Algorithm 3).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "coef_")
         X = check_finite_array(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=False))
         return self._features(X) @ self.coef_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The predicted labels: ``classes_[1]`` where the decision function is > 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(np.intp)]
 
@@ -475,6 +502,20 @@ class PrivateMarginClassifier(_Algorithm2):
 
     # estimator API ------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateMarginClassifier":
+        """Project the rows, run the noisy DP-ERM step and release w^Priv (Algorithm 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         w, proj, state = self._fit_compressed(X, ypm, r, self._public_rng(X.shape[1]), self._noise_rng(X, ypm))
@@ -635,6 +676,20 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         return self.data_norm_ * rff_paired(X, self.frequencies_)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelMarginClassifier":
+        """Map the rows to random features and run Algorithm 2 on them (Algorithm 3).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         r = check_positive(self.kernel_norm, "kernel_norm")
         D = _check_int(self.n_frequencies, "n_frequencies")
@@ -816,6 +871,20 @@ class ExponentialMarginClassifier(_MarginBase):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ExponentialMarginClassifier":
+        """Score every cover point and draw one by the exponential mechanism (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         epsilon = check_epsilon(self.epsilon)
@@ -1007,6 +1076,20 @@ class PrivateMarginSelection(_MarginBase):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateMarginSelection":
+        """Run Algorithm 2 for every rho and select one privately on the validation part.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         rhos = np.asarray(list(self.rhos), dtype=np.float64)

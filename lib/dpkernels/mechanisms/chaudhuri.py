@@ -217,6 +217,20 @@ class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         return self.classes_[(scores >= 0).astype(np.intp)]
 
@@ -332,6 +346,20 @@ class _ChaudhuriERM(_ReleaseClassifier):
 
     # prediction ------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:
+        """f_priv'x + ``intercept_`` (rows clipped to ``data_norm`` first when ``clip=True``).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         return self._augment(X) @ self.coef_ + self.intercept_
 
     @property
@@ -457,6 +485,20 @@ class OutputPerturbation(_ChaudhuriERM):
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_", "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
+        """Minimise J(f, D) (certified) and release f* + b (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = design.shape
         self.sensitivity_ = 2.0 * R / (n * Lambda)
@@ -612,6 +654,20 @@ class ObjectivePerturbation(_ChaudhuriERM):
                                                       "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
+        """Release the minimiser of the perturbed objective (Algorithm 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
@@ -800,6 +856,20 @@ class PrivateKernelERM(_ReleaseClassifier):
         return scale * np.cos(X @ self.frequencies_.T + self.phases_)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelERM":
+        """Draw the random features (data-independent) and run Algorithm 1 or 2 on them (Algorithm 3).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, _, ypm = _fit_inputs(self, X, y, self.classes)
         check_noise(self.noise)
         if self.algorithm not in ("objective", "output"):
@@ -837,6 +907,20 @@ class PrivateKernelERM(_ReleaseClassifier):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
+        """f_priv'v(x), the released function on the random features of x.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         return self._features(_predict_inputs(self, X)) @ self.coef_
 
 
@@ -932,6 +1016,20 @@ class PrivateTuning(_ReleaseClassifier):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateTuning":
+        """Train one learner per Lambda on disjoint parts and select one privately (Algorithm 4).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         y = np.asarray(y)
         epsilon = check_epsilon(self.epsilon)
@@ -983,5 +1081,19 @@ class PrivateTuning(_ReleaseClassifier):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
+        """The selected model's decision function.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         X = _predict_inputs(self, X)
         return self.best_estimator_.decision_function(X)

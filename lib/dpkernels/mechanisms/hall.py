@@ -456,10 +456,12 @@ class GaussianProcessRelease:
 
     @property
     def points(self) -> Array:
+        """The points released so far, shape (m, d) (a copy)."""
         return self._points[: self._m].copy()
 
     @property
     def values(self) -> Array:
+        """The values released at :attr:`points`, shape (m,) (a copy)."""
         return self._values[: self._m].copy()
 
     def _grow(self, m_new: int) -> None:
@@ -853,7 +855,20 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         return tags
 
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateKDE":
-        """Release the KDE of the rows of X (in [0, 1]^d) at ``points``; ``y`` is ignored."""
+        """Release the KDE of the rows of X at the public points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (the private data), in [0, 1]^d.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The fitted release; its ``guarantee_`` states the privacy level that holds.
+        """
         X = check_finite_array(X)
         epsilon, delta, noise = self._check_common()
         if self.convention not in HB.KDE_CONVENTIONS:
@@ -1173,6 +1188,20 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
         return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=False)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelMachine":
+        """Solve the kernel machine (certified) and release it with Gaussian-process noise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X = check_finite_array(X)
         epsilon, delta, noise = self._check_common()
         cls, idx = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
@@ -1295,13 +1324,41 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
 
     # prediction -----------------------------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:
-        """The released function at the rows of X."""
+        """The released function at the rows of X.
+
+        ``solver="nystrom"``: any rows.  ``solver="exact"``: rows released at fit, or any rows with ``curator=True``
+        (each new row is released on the same sample path, and the object stays the curator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The released values; positive values predict ``classes_[1]``.
+        """
         Xq = self._check_query(X)
         if self.solver == "nystrom":
             return self._features(Xq) @ self.coef_
         return self._evaluate(Xq)
 
     def predict(self, X: ArrayLike) -> NDArray:
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(int)]
 

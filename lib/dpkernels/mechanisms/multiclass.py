@@ -116,6 +116,20 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateOneVsRest":
+        """Fit the binary releases within the total budget.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if self.estimator is None:
             raise ValueError("estimator is required: a binary dpkernels estimator")
         if self.classes is None:
@@ -169,13 +183,36 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Two classes: the binary release's score (positive: classes_[1]); K > 2: one column per class."""
+        """The binary releases' scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: the binary release's score (positive: ``classes_[1]``); K > 2: one column per class.
+        """
         check_is_fitted(self, "estimators_")
         if len(self.estimators_) == 1:
             return self.estimators_[0].decision_function(X)
         return np.column_stack([e.decision_function(X) for e in self.estimators_])
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The class with the largest score (two classes: ``classes_[1]`` where the score is >= 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores >= 0).astype(np.intp)]

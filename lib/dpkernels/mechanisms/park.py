@@ -193,6 +193,20 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
 
     # fitting -----------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateSVDD":
+        """Solve the SVDD (certified) and release the noisy centre (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (the private data).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The fitted release; its ``guarantee_`` states the privacy level that holds.
+        """
         X = _validate_X(self, X, reset=True)
         box = check_positive(self.box, "box (C/n)")
         if X.shape[0] * box < 1.0 - 1e-12:
@@ -557,9 +571,24 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike, svdd: PrivateSVDD | None = None) -> "EquilibriumPointClassifier":
-        """Fit.  ``svdd``: an already fitted :class:`PrivateSVDD` release to build on (its own guarantee then takes
-        the place of ``epsilon_svdd``, ``box``, ``gamma`` and ``n_components``; it must not hold non-private
-        state), which lets a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`)."""
+        """Fit Phases I-III and release the SVDD, the equilibrium points and the cells' labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data), in the public ``domain``.
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+        svdd : PrivateSVDD or None, default=None
+            An already fitted :class:`PrivateSVDD` release to build on: its own guarantee then takes the place of
+            ``epsilon_svdd``, ``box``, ``gamma`` and ``n_components`` (it must not hold non-private state), which lets
+            a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`).
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         X, y = validate_data(self, X, y, reset=True, accept_sparse=True, dtype=np.float64)
@@ -640,6 +669,20 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
             attributes=self._release_attributes, noise=noise_description(noise), notes=tuple(notes), private=private)
 
     def predict(self, X: ArrayLike) -> NDArray:
+        """The labels of the rows of X, by the dynamics (Section 6.1) or kNN on the labelled EPs (6.2).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self, "ep_labels_")
         X = _validate_X(self, X, reset=False)
         if len(self.labelled_points_) == 0:

@@ -111,7 +111,20 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
     # estimator API ------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> "_OutputPerturbedSVM":
-        """Solve the SVM on (X, y) and release w-hat (see the class docstring)."""
+        """Solve the SVM on (X, y) and release w-hat = w-tilde + Laplace noise (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X = self._validate(X, reset=True)
@@ -187,12 +200,38 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
-        """f-hat(x) = <w-hat, phi(x)> (+ intercept)."""
+        """f-hat(x) = <w-hat, phi(x)> (+ ``intercept_``), the released linear function in feature space.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "coef_")
         return self._transform(self._validate(X, reset=False)) @ self.coef_ + self.intercept_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """classes_[1] where f-hat(x) >= 0, classes_[0] elsewhere."""
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) >= 0).astype(np.intp)]
 
