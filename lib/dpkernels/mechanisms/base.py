@@ -74,7 +74,7 @@ PUBLIC_METADATA = ("n_features_in_", "classes_", "guarantee_", "feature_names_in
 
 @dataclass(frozen=True)
 class Guarantee:
-    """A mechanism's privacy statement: every fitted estimator of :mod:`dpkernels` carries one as ``guarantee_``.
+    """A mechanism's privacy statement: every fitted mechanism of :mod:`dpkernels` carries one as ``guarantee_``.
 
     The statement reads: releasing ``attributes`` (described by ``released``) is (``epsilon``, ``delta``)-differentially
     private for the ``neighbouring`` relation, by ``statement`` (the paper's theorem), provided the ``assumptions``
@@ -406,7 +406,8 @@ class ReleaseMixin:
         AttributeError
             If the estimator is not fitted.
         ValueError
-            If the fit is not private (a bound or the label set was read from the data).
+            If the fit is not private for another reason than ``keep_nonprivate=True`` (a bound or the label set
+            read from the data, a part released without noise).
         """
         if not hasattr(self, "guarantee_"):
             raise AttributeError(f"{type(self).__name__} is not fitted: there is nothing to release")
