@@ -275,7 +275,9 @@ def _frame(published, ours, se, errata=None):
 def test_published_comparison_counts_only_unexplained_differences():
     agree = E.published_comparison(compare_table(_frame(0.30, 0.301, 0.001)))
     assert agree.ok and agree.agree == 1
-    explained = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5")))
+    # an ERRATA id explains only where hypotheses.csv accepts it for the row's data set (report.compare_table)
+    accepted = pd.DataFrame([{"hypothesis": "C5", "dataset": "adult", "test": "t", "statistic": 1.0, "accepted": True, "detail": ""}])
+    explained = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5").assign(dataset="adult"), accepted))
     assert explained.ok and explained.explained == 1
     bad = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001)))  # must fail: 35 se apart, no explanation
     assert not bad.ok and bad.unexplained == 1 and abs(bad.largest_z) > 30
