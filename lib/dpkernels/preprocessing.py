@@ -34,7 +34,7 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    lower, upper : array-like of shape (n_features,) or float
+    lower, upper : array-like of shape (n_features,) or float, default=0.0 and 1.0
         Public bounds of every feature, fixed before the data are seen (documented ranges, domain knowledge).
     norm : float, default 1
         The radius of the ball the rows are mapped into.
@@ -42,6 +42,7 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+        The number of input features.
     scale_ : float
         The row scaling ``norm / sqrt(d)``.
 
@@ -68,12 +69,36 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
         return lo, hi
 
     def fit(self, X: ArrayLike, y: Any = None) -> "PublicBoundsScaler":
+        """Check the public bounds and set the row scaling; only the number of columns of X is read.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Only its number of columns is used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, reset=True, dtype=np.float64)
         self._bounds(X.shape[1])
         self.scale_ = check_positive(self.norm, "norm") / math.sqrt(X.shape[1])
         return self
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Map every row from the public bounds into the ball of radius ``norm`` (a per-record map).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            Rows of norm <= ``norm``; values outside the bounds are clipped with a ClippingWarning.
+        """
         check_is_fitted(self, "scale_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         lo, hi = self._bounds(X.shape[1])
