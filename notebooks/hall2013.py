@@ -420,7 +420,7 @@ Xf = mixf.sample(2000, np.random.default_rng(seed))
 grid1 = np.linspace(0, 1, 257)[:, None]
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
 for ax, (conv, cal) in zip(axes, (("seed", "hall"), ("jmlr", "analytic"))):
-    kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.04, convention=conv, calibration=cal, points=grid1,
+    kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.04, convention=conv, calibration=cal, points=grid1,
                      keep_nonprivate=True, random_state=seed).fit(Xf)
     ax.plot(grid1[:, 0], mixf.pdf(grid1), color="grey", lw=1, label="true density")
     ax.plot(grid1[:, 0], kde.nonprivate_function(grid1), "k-", lw=2, label="non-private KDE")
@@ -440,9 +440,9 @@ save(fig, "figure_kde_bimodal")
 # %%
 Z, bounds = E.adult_kde_data()
 g1 = np.linspace(0, 1, 257)[:, None]
-age = PrivateKDE(epsilon=0.1, delta=1e-6, bandwidth=0.02, points=g1, keep_nonprivate=True, random_state=seed).fit(Z[:, :1])
+age = PrivateKDE(epsilon=0.1, delta=1e-6, sigma=0.02, points=g1, keep_nonprivate=True, random_state=seed).fit(Z[:, :1])
 g2 = np.array(np.meshgrid(np.linspace(0, 1, 33), np.linspace(0, 1, 33), indexing="ij")).reshape(2, -1).T
-two = PrivateKDE(epsilon=0.1, delta=1e-6, bandwidth=0.03, points=g2, keep_nonprivate=True, random_state=seed).fit(Z)
+two = PrivateKDE(epsilon=0.1, delta=1e-6, sigma=0.03, points=g2, keep_nonprivate=True, random_state=seed).fit(Z)
 fig, axes = plt.subplots(1, 3, figsize=(16, 4.4), constrained_layout=True)
 years = bounds["age"][0] + g1[:, 0] * (bounds["age"][1] - bounds["age"][0])
 axes[0].plot(years, age.nonprivate_function(g1), "k-", lw=2, label="non-private")

@@ -46,6 +46,8 @@ seed = 2022
 sizes = None
 
 # %%
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -266,7 +268,7 @@ t44
 
 # %%
 Xn = E.split_scale(E.park_dataset("satimage"), seed)[0]
-a_star = PrivateSVDD(epsilon=None, box=0.05, gamma=0.1, keep_nonprivate=True, random_state=seed).fit(Xn).nonprivate_.coef
+a_star = PrivateSVDD(epsilon=None, box=0.05, sigma=math.sqrt(5.0), keep_nonprivate=True, random_state=seed).fit(Xn).nonprivate_.coef  # gamma = 0.1
 checks.record("Section 4.2 (||a|| <= kappa)", "norm of the non-private SVDD centre, satimage",
               bound_verdict(float(np.linalg.norm(a_star)), 1.0, rtol=1e-12), kind="consistency", bound=1.0, id="a-norm",
               detail="a convex combination of unit vectors: true by construction (the released centre is clipped to 1)")
@@ -656,7 +658,8 @@ for row, (name, data) in enumerate((("five_gaussians", make_five_gaussians(rando
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             clf = EquilibriumPointClassifier(epsilon_svdd=eps, epsilon_vote=eps, classes=np.arange(data.n_classes), box=s.proposed[0],
-                                             gamma=s.proposed[1], lr=s.lr, n_iter=s.n_iter, variant="paper", random_state=seed).fit(Xtr, ytr)
+                                             sigma=math.sqrt(0.5 / s.proposed[1]), learning_rate=s.lr, n_iter=s.n_iter,
+                                             variant="paper", random_state=seed).fit(Xtr, ytr)
         g = np.linspace(-0.05, 1.05, 120)
         G = np.array(np.meshgrid(g, g)).reshape(2, -1).T
         ax = axes[row, col]

@@ -174,10 +174,11 @@ rng = np.random.default_rng(seed)
 X_toy = rng.normal(size=(300, 2))
 X_toy /= np.maximum(1.0, np.linalg.norm(X_toy, axis=1))[:, None]
 y_toy = np.where(X_toy[:, 0] + 0.4 * X_toy[:, 1] > 0, 1, -1)
-finite = PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, random_state=seed).fit(X_toy, y_toy)
+finite = PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, random_state=seed).fit(X_toy, y_toy)
 print(finite.guarantee_)
-evaluation = PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, keep_nonprivate=True, random_state=seed).fit(X_toy, y_toy)
-print(f"\nlambda = {finite.noise_scale_:.4g} = Theorem 10's {R.theorem_10_noise_scale(1.0, 1, 10.0, 1.0, 2, 300):.4g}; "
+evaluation = PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, keep_nonprivate=True, random_state=seed).fit(X_toy, y_toy)
+print(f"\nlambda = {finite.noise_scale_:.4g} = Theorem 10's at eps / (1 + 2 solver_tol) "
+      f"{R.theorem_10_noise_scale(1.0 / 1.002, 1, 10.0, 1.0, 2, 300):.4g} (C = 1 / alpha = 10); "
       f"train accuracy {finite.score(X_toy, y_toy):.3f} "
       f"(non-private {np.mean(np.sign(evaluation.nonprivate_decision_function(X_toy)) == y_toy):.3f})")
 
@@ -258,7 +259,7 @@ t11[["eps", "delta", "F", "lam", "draws", "failures", "p_hat", "cp_low", "cp_hig
 # $\lambda = 2^{2.5} L C \sqrt{\hat d} / (\beta n)$ (Theorem 10 with $F = 2\hat d$ and $\kappa = 1$).
 
 # %%
-svm = PrivateSVM(epsilon=1.0, C=10.0, kernel="rbf", sigma=0.5, n_components=50, random_state=seed).fit(X_toy, y_toy)
+svm = PrivateSVM(epsilon=1.0, alpha=0.1, kernel="rbf", sigma=0.5, n_components=50, random_state=seed).fit(X_toy, y_toy)
 print(svm.guarantee_)
 print(f"\nreleased: coef_ {svm.coef_.shape}, frequencies_ {svm.frequencies_.shape}; lambda = {svm.noise_scale_:.4g} "
       f"= Corollary 12's {R.corollary_12_noise_scale(1.0, 1, 10.0, 50, 300):.4g}")

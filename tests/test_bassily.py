@@ -199,7 +199,7 @@ def test_algorithm_2_learns_a_margin_in_high_dimension():
 # Algorithm 3, Algorithm 1, the selection of rho
 # ----------------------------------------------------------------------------------------------
 def test_kernel_features_have_norm_r_and_rho_range():
-    est = PrivateKernelMarginClassifier(rho=1.5, Lambda=1.0, kernel_norm=0.8, n_frequencies=30, n_components=8,
+    est = PrivateKernelMarginClassifier(rho=1.5, weight_bound=1.0, kernel_norm=0.8, n_frequencies=30, n_components=8,
                                         random_state=0).fit(_X, _Y)  # rho <= 2 Lambda r = 1.6
     np.testing.assert_allclose(np.linalg.norm(est._features(_X * 50), axis=1), 0.8, rtol=1e-12)
     assert est.frequencies_.shape == (30, _X.shape[1]) and est.coef_.shape == (60,)

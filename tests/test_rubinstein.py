@@ -28,7 +28,7 @@ def data(n=120, d=3, seed=0):
 
 def test_finite_noise_scale_is_theorem_10_and_noise_is_laplace():
     X, y = data()
-    m = PrivateSVMFinite(epsilon=0.7, C=3.0, data_norm=1.0, random_state=1).fit(X, y)
+    m = PrivateSVMFinite(epsilon=0.7, alpha=1.0 / 3.0, data_norm=1.0, random_state=1).fit(X, y)
     # calibrated at eps / (1 + 2 solver_tol): the certified centre's sensitivity is (1 + 2 solver_tol) x Lemma 9's
     assert m.noise_scale_ == pytest.approx(R.theorem_10_noise_scale(0.7 / 1.002, 1.0, 3.0, 1.0, 3, 120))
     assert m.sensitivity_l2_ == pytest.approx(4 * 3.0 / 120)
@@ -37,7 +37,7 @@ def test_finite_noise_scale_is_theorem_10_and_noise_is_laplace():
     assert not hasattr(m, "nonprivate_")
     with pytest.raises(AttributeError, match="keep_nonprivate=True"):
         m.sample_releases(10, 2)
-    ev = PrivateSVMFinite(epsilon=0.7, C=3.0, data_norm=1.0, keep_nonprivate=True, random_state=1).fit(X, y)
+    ev = PrivateSVMFinite(epsilon=0.7, alpha=1.0 / 3.0, data_norm=1.0, keep_nonprivate=True, random_state=1).fit(X, y)
     for noise in ("lattice", "continuous"):
         ev.set_params(noise=noise)
         draws = ev.sample_releases(20000, 2)
@@ -49,7 +49,7 @@ def test_finite_noise_scale_is_theorem_10_and_noise_is_laplace():
 
 def test_private_svm_noise_is_corollary_12_and_release_has_frequencies():
     X, y = data()
-    m = PrivateSVM(epsilon=2.0, C=5.0, n_components=25, sigma=0.8, random_state=3).fit(X, y)
+    m = PrivateSVM(epsilon=2.0, alpha=0.2, n_components=25, sigma=0.8, random_state=3).fit(X, y)
     assert m.noise_scale_ == pytest.approx(R.corollary_12_noise_scale(2.0 / 1.002, 1.0, 5.0, 25, 120))
     assert m.guarantee_.epsilon == pytest.approx(2.0)
     assert m.coef_.shape == (50,) and m.frequencies_.shape == (25, 3)
@@ -64,14 +64,14 @@ def test_same_seed_same_release_and_clone():
     a = PrivateSVM(epsilon=1.0, n_components=10, random_state=5).fit(X, y).coef_
     b = PrivateSVM(epsilon=1.0, n_components=10, random_state=5).fit(X, y).coef_
     assert np.array_equal(a, b)
-    est = PrivateSVMFinite(epsilon=0.3, C=2.0, data_norm=1.0)
+    est = PrivateSVMFinite(epsilon=0.3, alpha=0.5, data_norm=1.0)
     assert clone(est).get_params() == est.get_params()
 
 
 @pytest.mark.parametrize("loss", ["hinge", "huber", "logistic"])
 def test_nonprivate_solution_is_certified(loss):
     X, y = data()
-    m = PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, loss=loss, keep_nonprivate=True, random_state=0).fit(X, y)
+    m = PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, loss=loss, keep_nonprivate=True, random_state=0).fit(X, y)
     assert m.nonprivate_.distance_bound <= 1e-3 * m.sensitivity_l2_
     # the guarantee's solver allowance is the refusal threshold, not the data-dependent certificate: the headline
     # epsilon holds with it, the noise formula is evaluated at eps / (1 + 2 solver_tol)
@@ -83,7 +83,7 @@ def test_nonprivate_solution_is_certified(loss):
     [
         ({"epsilon": 0.0}, None, None, "epsilon"),
         ({"epsilon": -1.0}, None, None, "epsilon"),
-        ({"C": 0.0}, None, None, "C must be positive"),
+        ({"alpha": 0.0}, None, None, "alpha must be positive"),
         ({"classes": [-1, 1]}, None, np.r_[np.zeros(60), np.ones(60)], "not in classes"),
         ({}, None, np.r_[np.zeros(40), np.ones(40), 2 * np.ones(40)], "Only binary classification"),
         ({"noise": "exact"}, None, None, "noise must be one of"),
@@ -137,7 +137,7 @@ def test_intercept_enlarges_kappa():
 def test_audit_stays_below_epsilon_on_near_worst_case_pair():
     """A small privacy audit (the notebook runs the large one): the 95% lower bound must stay <= epsilon."""
     pair = R.lemma_22_databases(20, 0.5, M=1.0, m=0.01)
-    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, C=0.5, data_norm=1.0, keep_nonprivate=True,  # noqa: E731
+    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, alpha=2.0, data_norm=1.0, keep_nonprivate=True,  # noqa: E731
                                         random_state=0).fit(X, y)
     a, b = fit(pair.X1, pair.y1), fit(pair.X2, pair.y2)
     c, cp = a.nonprivate_.coef, b.nonprivate_.coef
@@ -180,8 +180,8 @@ def test_calculator_values():
         R.theorem_23_beta_lower(1.5)
 
 
-@pytest.mark.parametrize("estimator", [PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, random_state=0),
-                                       PrivateSVM(epsilon=1.0, C=10.0, n_components=5, random_state=0)],
+@pytest.mark.parametrize("estimator", [PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, random_state=0),
+                                       PrivateSVM(epsilon=1.0, alpha=0.1, n_components=5, random_state=0)],
                          ids=["finite", "rff"])
 def test_uncertified_solve_is_refused(estimator, monkeypatch):
     """The guarantee assumes the exact minimiser: a solution certified only beyond solver_tol x the sensitivity
@@ -207,11 +207,11 @@ def test_uncertified_solve_is_refused(estimator, monkeypatch):
 # issue 12: release hygiene
 # ----------------------------------------------------------------------------------------------
 def finite(**kw):
-    return PrivateSVMFinite(**{"epsilon": 1.0, "C": 0.5, "data_norm": 1.0, **kw})
+    return PrivateSVMFinite(**{"epsilon": 1.0, "alpha": 2.0, "data_norm": 1.0, **kw})
 
 
 def rff(**kw):
-    return PrivateSVM(**{"epsilon": 1.0, "C": 0.5, "n_components": 3, "sigma": 1.0, **kw})
+    return PrivateSVM(**{"epsilon": 1.0, "alpha": 2.0, "n_components": 3, "sigma": 1.0, **kw})
 
 
 def _hygiene_data():
@@ -220,8 +220,8 @@ def _hygiene_data():
 
 
 RELEASE_CASES = [
-    ("PrivateSVMFinite", lambda **kw: PrivateSVMFinite(**{"epsilon": 1.0, "C": 2.0, "data_norm": 1.0, **kw}), *_hygiene_data()),
-    ("PrivateSVM", lambda **kw: PrivateSVM(**{"epsilon": 1.0, "C": 2.0, "n_components": 8, "sigma": 0.7, **kw}), *_hygiene_data()),
+    ("PrivateSVMFinite", lambda **kw: PrivateSVMFinite(**{"epsilon": 1.0, "alpha": 0.5, "data_norm": 1.0, **kw}), *_hygiene_data()),
+    ("PrivateSVM", lambda **kw: PrivateSVM(**{"epsilon": 1.0, "alpha": 0.5, "n_components": 8, "sigma": 0.7, **kw}), *_hygiene_data()),
 ]
 
 

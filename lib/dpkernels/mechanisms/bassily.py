@@ -299,7 +299,7 @@ class _Algorithm2(_MarginBase):
 
     def _settings(self, m: int, r: float) -> tuple[float, float, float, float, int]:
         epsilon, delta = _check_privacy(self.epsilon, self.delta, m)
-        Lambda = check_positive(self.Lambda, "Lambda") * self._lambda_factor
+        Lambda = check_positive(self.weight_bound, "weight_bound") * self._lambda_factor
         rho = check_positive(self.rho, "rho")
         if rho > Lambda * r * (1.0 + 1e-12):
             raise ValueError(f"rho = {rho:g} must lie in (0, Lambda r] = (0, {Lambda * r:g}] (Algorithm 2's input)")
@@ -382,8 +382,9 @@ class PrivateMarginClassifier(_Algorithm2):
         The privacy level delta; 0 < delta < 1/m (m rows) is enforced (Lemma 3.1).
     rho : float, default=0.1
         The confidence margin rho of the rho-hinge loss max(1 - y <w, z> / rho, 0), in (0, Lambda r].
-    Lambda : float, default=1.0
-        The norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda) (step 4).
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda)
+        (step 4).
     data_norm : float or "data", default=1.0
         r, a public bound on ||x|| over all possible inputs (scale the rows into the unit ball, or pass
         ``clip=True``).  ``"data"`` reads it from the data, explicitly: the fit is then NOT private
@@ -478,7 +479,7 @@ class PrivateMarginClassifier(_Algorithm2):
     _release_attributes = ("coef_", "n_components_", "n_iter_", "noise_sigma_", "learning_rate_", "data_norm_",
                            "epsilon_accounted_")
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, Lambda: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, weight_bound: float = 1.0,
                  data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, learning_rate: float | None = None, classes: Sequence[Any] | None = None,
@@ -486,7 +487,7 @@ class PrivateMarginClassifier(_Algorithm2):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -548,8 +549,8 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         The privacy level delta; 0 < delta < 1/m (m rows) is enforced (Lemma 3.1).
     rho : float, default=0.1
         The confidence margin rho, in (0, 2 Lambda r].
-    Lambda : float, default=1.0
-        The norm bound of the comparator class H_Lambda; Algorithm 2 runs with 2 Lambda.
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class H_Lambda; Algorithm 2 runs with 2 Lambda.
     kernel : {"rbf", "laplacian", "cauchy"}, default="rbf"
         The shift-invariant kernel kappa (normalised: kappa(0) = 1), as :class:`~dpkernels.RandomFourierFeatures`.
     sigma : float, default=1.0
@@ -648,7 +649,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
     _lambda_factor = 2.0
     _beta_factor = 0.5
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, Lambda: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, weight_bound: float = 1.0,
                  kernel: str = "rbf", sigma: float = 1.0, kernel_norm: float = 1.0, n_frequencies: int = 500,
                  n_components: int | None = None, projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05,
                  n_iter: int | None = None, max_iter: int = 200, learning_rate: float | None = None,
@@ -656,7 +657,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_norm = kernel_norm
@@ -708,7 +709,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
             "coef_ = Phi^T w-tilde in R^{2D} and the frequencies omega_1..omega_D (data-independent)",
             (f"K(x, x) = r^2 = {r * r:.6g}: ||psi(x)|| = r for every x (no bound on ||x|| needed)",
              f"D = {D} frequencies (Theorem 4.1's D for this m and beta: {self.n_frequencies_theorem_})",
-             f"Algorithm 2 is run with norm bound 2 Lambda = {2 * self.Lambda:g} and beta / 2"))
+             f"Algorithm 2 is run with norm bound 2 Lambda = {2 * self.weight_bound:g} and beta / 2"))
         self._void_if_data_derived()
         return self
 
@@ -783,8 +784,8 @@ class ExponentialMarginClassifier(_MarginBase):
         The privacy level epsilon (pure DP: delta = 0).
     rho : float, default=0.5
         The confidence margin rho, in (0, Lambda r]; sets the cover spacing.
-    Lambda : float, default=1.0
-        The norm bound: the cover spans B^k(2 Lambda).
+    weight_bound : float, default=1.0
+        The paper's Lambda, the norm bound: the cover spans B^k(2 Lambda).
     data_norm : float or "data", default=1.0
         r, a public bound on ||x|| (sets the cover spacing gamma = rho / (10 r); privacy does not depend on it).
         ``"data"`` reads it from the data, explicitly: the fit is then NOT private.
@@ -854,13 +855,13 @@ class ExponentialMarginClassifier(_MarginBase):
 
     _release_attributes = ("coef_", "cover_size_", "n_components_", "data_norm_")
 
-    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, data_norm: float | str = DEFAULT_DATA_NORM,
+    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, weight_bound: float = 1.0, data_norm: float | str = DEFAULT_DATA_NORM,
                  clip: bool = False, n_components: int = 1, score_margin: float | None = None,
                  cover_spacing: float | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon = epsilon
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -888,7 +889,7 @@ class ExponentialMarginClassifier(_MarginBase):
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         epsilon = check_epsilon(self.epsilon)
-        Lambda = check_positive(self.Lambda, "Lambda")
+        Lambda = check_positive(self.weight_bound, "weight_bound")
         rho = check_positive(self.rho, "rho")
         if rho > Lambda * r * (1.0 + 1e-12):
             raise ValueError(f"rho = {rho:g} must lie in (0, Lambda r] = (0, {Lambda * r:g}]")
@@ -959,8 +960,8 @@ class PrivateMarginSelection(_MarginBase):
         The exponential mechanism's epsilon on the validation part; None: ``epsilon``.
     validation_fraction : float, default=0.2
         The fraction of rows in the validation part.
-    Lambda : float, default=1.0
-        The norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda).
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda).
     data_norm : float or "data", default=1.0
         r, a public bound on ||x|| over all possible inputs (scale the rows into the unit ball, or pass
         ``clip=True``).  ``"data"`` reads it from the data, explicitly: the fit is then NOT private
@@ -1052,7 +1053,7 @@ class PrivateMarginSelection(_MarginBase):
                            "epsilon_accounted_")
 
     def __init__(self, rhos: Sequence[float] = (0.05, 0.1, 0.2, 0.4), *, epsilon: float = 1.0, delta: float = 1e-6,
-                 epsilon_select: float | None = None, validation_fraction: float = 0.2, Lambda: float = 1.0,
+                 epsilon_select: float | None = None, validation_fraction: float = 0.2, weight_bound: float = 1.0,
                  data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, classes: Sequence[Any] | None = None, keep_nonprivate: bool = False,
@@ -1062,7 +1063,7 @@ class PrivateMarginSelection(_MarginBase):
         self.delta = delta
         self.epsilon_select = epsilon_select
         self.validation_fraction = validation_fraction
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -1105,7 +1106,7 @@ class PrivateMarginSelection(_MarginBase):
             raise ValueError(f"n_samples = {m}: too few rows for a training and a validation part (validation_fraction = {frac})")
         order = public.permutation(m)  # a data-independent split
         tr, va = order[n_val:], order[:n_val]
-        base = PrivateMarginClassifier(epsilon=self.epsilon, delta=self.delta, rho=float(rhos.max()), Lambda=self.Lambda,
+        base = PrivateMarginClassifier(epsilon=self.epsilon, delta=self.delta, rho=float(rhos.max()), weight_bound=self.weight_bound,
                                        data_norm=r, n_components=self.n_components, projection=self.projection,
                                        k_constant=self.k_constant, beta=self.beta, max_iter=self.max_iter, n_iter=self.n_iter)
         mt = len(tr)

@@ -272,13 +272,13 @@ class _ChaudhuriERM(_ReleaseClassifier):
     _smooth_losses = ("logistic", "huber", "smoothed_hinge")
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_")
 
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
+    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  tol: float | None = None, init: ArrayLike | None = None, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
-        self.Lambda = Lambda
+        self.alpha = alpha
         self.loss = loss
         self.h = h
         self.data_norm = data_norm
@@ -297,7 +297,7 @@ class _ChaudhuriERM(_ReleaseClassifier):
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
         X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         epsilon = check_epsilon(self.epsilon)
-        Lambda = check_positive(self.Lambda, "Lambda")
+        Lambda = check_positive(self.alpha, "alpha")
         R = check_positive(self.data_norm, "data_norm")
         check_positive(self.solver_tol, "solver_tol")
         if str(self.loss) not in self._smooth_losses:
@@ -385,8 +385,8 @@ class OutputPerturbation(_ChaudhuriERM):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    Lambda : float, default=1e-3
-        The regulariser Lambda of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
         diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
         mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
         :class:`PrivateTuning`.
@@ -472,7 +472,7 @@ class OutputPerturbation(_ChaudhuriERM):
     >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
     >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
     >>> from dpkernels import OutputPerturbation
-    >>> clf = OutputPerturbation(epsilon=1.0, Lambda=0.1, classes=[0, 1]).fit(X, y)
+    >>> clf = OutputPerturbation(epsilon=1.0, alpha=0.1, classes=[0, 1]).fit(X, y)
     >>> clf.guarantee_.epsilon, clf.guarantee_.delta
     (1.0, 0.0)
     >>> clf.guarantee_.statement
@@ -546,8 +546,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    Lambda : float, default=1e-3
-        The regulariser Lambda of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
         diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
         mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
         :class:`PrivateTuning`.
@@ -640,7 +640,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
     >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
     >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
     >>> from dpkernels import ObjectivePerturbation
-    >>> clf = ObjectivePerturbation(epsilon=1.0, Lambda=0.1, classes=[0, 1]).fit(X, y)
+    >>> clf = ObjectivePerturbation(epsilon=1.0, alpha=0.1, classes=[0, 1]).fit(X, y)
     >>> clf.guarantee_.epsilon, clf.guarantee_.delta < 1e-6
     (1.0, True)
     >>> clf.guarantee_.statement
@@ -721,10 +721,10 @@ class ObjectivePerturbation(_ChaudhuriERM):
         rng = check_random_state(random_state)
         R = math.sqrt(self.data_norm**2 + self.intercept_scaling**2) if self.fit_intercept else float(self.data_norm)
         if self.noise == "lattice":
-            return fp_safe_objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, int(n_draws), rng,
+            return fp_safe_objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, int(n_draws), rng,
                                               data_norm=R, center=ev.solution.coef)[0]
         unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, rng)
-        return objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, unit, data_norm=R,
+        return objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, unit, data_norm=R,
                                   solver_tol=self.solver_tol, center=ev.solution.coef, tol=self.tol)
 
 
@@ -741,8 +741,9 @@ def _nonprivate(design: Design, loss: MarginLoss, lam: float, gtol: float, w0: A
 class PrivateKernelERM(_ReleaseClassifier):
     """Chaudhuri et al. (2011) Algorithm 3: Algorithm 1 or 2 on random features of the Gaussian kernel.
 
-    The Gaussian kernel exp(-gamma ||x - x'||^2) is approximated by D random features v(x) = sqrt(2/D) cos(w'x + psi)
-    with w ~ N(0, 2 gamma I) and psi ~ U[-pi, pi] (the "pre-filter", data-independent), and :class:`OutputPerturbation`
+    The Gaussian kernel exp(-||x - x'||^2 / (2 sigma^2)) (the paper's exp(-gamma ||x - x'||^2), gamma = 1 / (2 sigma^2))
+    is approximated by D random features v(x) = sqrt(2/D) cos(w'x + psi) with w ~ N(0, I / sigma^2) and
+    psi ~ U[-pi, pi] (the "pre-filter", data-independent), and :class:`OutputPerturbation`
     or :class:`ObjectivePerturbation` is run on v(x).  The paper's features can reach ||v(x)|| = sqrt(2) > 1 (ERRATA
     C1 / E10), which its privacy proofs do not allow: ``feature_scale="unit"`` (default) divides them by sqrt(2);
     ``"paper"`` keeps them and calibrates with R = sqrt(2).  Either way ||v(x)|| is bounded for *every* input, so no
@@ -753,8 +754,8 @@ class PrivateKernelERM(_ReleaseClassifier):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    Lambda : float, default=1e-3
-        The regulariser Lambda of J(f, D) = (1/n) sum_i l(y_i f'v(x_i)) + (Lambda/2)||f||^2 in feature space;
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'v(x_i)) + (Lambda/2)||f||^2 in feature space;
         scikit-learn's C = 1 / (n Lambda).
     algorithm : {"objective", "output"}, default="objective"
         Run Algorithm 2 (:class:`ObjectivePerturbation`) or Algorithm 1 (:class:`OutputPerturbation`) on the features.
@@ -762,8 +763,9 @@ class PrivateKernelERM(_ReleaseClassifier):
         The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
     h : float, default=0.5
         The smoothing width h of the Huber and smoothed hinge losses.
-    gamma : float, default=1.0
-        The kernel's gamma in exp(-gamma ||x - x'||^2) (public, chosen without the data).
+    sigma : float, default=sqrt(1/2)
+        The kernel width in exp(-||x - x'||^2 / (2 sigma^2)) (public, chosen without the data); the paper's and
+        scikit-learn's gamma is 1 / (2 sigma^2) (the default is gamma = 1).
     n_components : int, default=100
         D, the number of random features.
     feature_scale : {"unit", "paper"}, default="unit"
@@ -822,7 +824,7 @@ class PrivateKernelERM(_ReleaseClassifier):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 3))  # any finite inputs: the features are bounded for every x
     >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1, 0)
-    >>> clf = PrivateKernelERM(epsilon=1.0, Lambda=0.1, gamma=1.0, n_components=50, classes=[0, 1]).fit(X, y)
+    >>> clf = PrivateKernelERM(epsilon=1.0, alpha=0.1, sigma=0.7, n_components=50, classes=[0, 1]).fit(X, y)
     >>> clf.guarantee_.statement
     'Chaudhuri et al. (2011) Theorem 22 (Algorithm 3 with Theorem 9 / Corollary 11)'
     >>> clf.coef_.shape, clf.frequencies_.shape, clf.predict(X[:5]).shape
@@ -832,16 +834,16 @@ class PrivateKernelERM(_ReleaseClassifier):
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_")
 
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
-                 h: float = 0.5, gamma: float = 1.0, n_components: int = 100, feature_scale: str = "unit",
+    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
+                 h: float = 0.5, sigma: float = math.sqrt(0.5), n_components: int = 100, feature_scale: str = "unit",
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon = epsilon
-        self.Lambda = Lambda
+        self.alpha = alpha
         self.algorithm = algorithm
         self.loss = loss
         self.h = h
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
         self.feature_scale = feature_scale
         self.classes = classes
@@ -879,14 +881,14 @@ class PrivateKernelERM(_ReleaseClassifier):
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
         rng = self._noise_rng(X, ypm)
-        sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
+        sigma = check_positive(self.sigma, "sigma")
         rff = RandomFourierFeatures("rbf", sigma, int(self.n_components), variant="phase",
                                     scale_to_unit_ball=self.feature_scale == "unit",
                                     random_state=self._public_rng(X.shape[1])).fit(X)
         self.frequencies_, self.phases_ = rff.frequencies_, rff.phases_
         self.feature_norm_ = rff.max_feature_norm
         cls = ObjectivePerturbation if self.algorithm == "objective" else OutputPerturbation
-        inner = cls(epsilon=self.epsilon, Lambda=self.Lambda, loss=self.loss, h=self.h, data_norm=self.feature_norm_,
+        inner = cls(epsilon=self.epsilon, alpha=self.alpha, loss=self.loss, h=self.h, data_norm=self.feature_norm_,
                     classes=self.classes, noise=self.noise, solver_tol=self.solver_tol,
                     keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(self._features(X), y)
         self.classes_ = inner.classes_
@@ -927,18 +929,18 @@ class PrivateKernelERM(_ReleaseClassifier):
 class PrivateTuning(_ReleaseClassifier):
     """Chaudhuri et al. (2011) Algorithm 4: a private choice of Lambda by the exponential mechanism.
 
-    D is split (by a data-independent random permutation) into m + 1 disjoint parts: m = len(Lambdas) equal training
-    parts and a validation part of ``validation_size`` rows.  Learner i is ``estimator`` with Lambda_i, trained on
+    D is split (by a data-independent random permutation) into m + 1 disjoint parts: m = len(alphas) equal training
+    parts and a validation part of ``validation_size`` rows.  Learner i is ``estimator`` with alpha_i (the paper's Lambda_i), trained on
     part i with the whole eps_p; z_i is its number of mistakes on the validation part; index i is drawn with
     probability proportional to exp(-eps_p z_i / 2), exactly (:func:`dpkernels.lattice.exponential_mechanism_exact`).
 
     Parameters
     ----------
     estimator : OutputPerturbation, ObjectivePerturbation or None, default=None
-        The private learner (any estimator taking ``epsilon``, ``Lambda`` and ``random_state``); None:
+        The private learner (any estimator taking ``epsilon``, ``alpha`` and ``random_state``); None:
         ``ObjectivePerturbation()``.  Its other parameters (loss, bound, ...) are kept.
-    Lambdas : sequence of float, default=(1e-3, 1e-2, 1e-1)
-        The m candidate regularisers (public: chosen without the data).
+    alphas : sequence of float, default=(1e-3, 1e-2, 1e-1)
+        The m candidate regularisers (the paper's Lambdas; public: chosen without the data).
     epsilon : float, default=1.0
         eps_p, used by every learner (each on its own part) and by the exponential mechanism.
     validation_size : int or None, default=None
@@ -958,8 +960,8 @@ class PrivateTuning(_ReleaseClassifier):
     best_estimator_ : estimator
         The selected private classifier (itself a release).
     selected_ : int
-        Its index in ``Lambdas``.
-    Lambda_ : float
+        Its index in ``alphas``.
+    alpha_ : float
         Its regulariser (which the model reveals anyway).
     coef_ : ndarray of shape (n_features,)
         ``best_estimator_.coef_``.
@@ -984,7 +986,7 @@ class PrivateTuning(_ReleaseClassifier):
     exponential mechanism (z_i has sensitivity 1).  The stated (epsilon, delta) is the largest of eps_p and the
     learners' own levels, with their largest delta (the floating-point delta of :class:`ObjectivePerturbation`).
     Released: the selected model, its index and its Lambda; nothing about the other candidates.  Assumptions: the
-    candidate Lambdas and the labels' set ``classes`` are public; each learner's own assumptions.  Publish
+    candidate alphas and the labels' set ``classes`` are public; each learner's own assumptions.  Publish
     :meth:`release`, which holds no seed and no non-private state.
 
     Examples
@@ -995,20 +997,20 @@ class PrivateTuning(_ReleaseClassifier):
     >>> X = rng.normal(size=(400, 3))
     >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
     >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
-    >>> tuned = PrivateTuning(ObjectivePerturbation(), Lambdas=[0.1, 0.3, 1.0], epsilon=1.0, classes=[0, 1]).fit(X, y)
+    >>> tuned = PrivateTuning(ObjectivePerturbation(), alphas=[0.1, 0.3, 1.0], epsilon=1.0, classes=[0, 1]).fit(X, y)
     >>> tuned.guarantee_.statement
     'Chaudhuri et al. (2011) Theorem 26'
-    >>> tuned.Lambda_ in (0.1, 0.3, 1.0), tuned.predict(X[:5]).shape
+    >>> tuned.alpha_ in (0.1, 0.3, 1.0), tuned.predict(X[:5]).shape
     (True, (5,))
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("best_estimator_", "selected_", "Lambda_", "coef_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("best_estimator_", "selected_", "alpha_", "coef_")
 
-    def __init__(self, estimator: BaseEstimator | None = None, Lambdas: Sequence[float] = (1e-3, 1e-2, 1e-1), *,
+    def __init__(self, estimator: BaseEstimator | None = None, alphas: Sequence[float] = (1e-3, 1e-2, 1e-1), *,
                  epsilon: float = 1.0, validation_size: int | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.estimator = estimator
-        self.Lambdas = Lambdas
+        self.alphas = alphas
         self.epsilon = epsilon
         self.validation_size = validation_size
         self.classes = classes
@@ -1034,13 +1036,13 @@ class PrivateTuning(_ReleaseClassifier):
         y = np.asarray(y)
         epsilon = check_epsilon(self.epsilon)
         rng = self._noise_rng(X, ypm)
-        lambdas = [check_positive(lam, "Lambdas[i]") for lam in self.Lambdas]
+        lambdas = [check_positive(lam, "alphas[i]") for lam in self.alphas]
         m = len(lambdas)
         if m < 1:
-            raise ValueError("Lambdas must not be empty")
+            raise ValueError("alphas must not be empty")
         base = ObjectivePerturbation() if self.estimator is None else self.estimator
-        if not {"epsilon", "Lambda", "random_state"} <= set(base.get_params()):
-            raise ValueError("estimator must take epsilon, Lambda and random_state (a Chaudhuri mechanism)")
+        if not {"epsilon", "alpha", "random_state"} <= set(base.get_params()):
+            raise ValueError("estimator must take epsilon, alpha and random_state (a Chaudhuri mechanism)")
         n = X.shape[0]
         n_val = n // (m + 1) if self.validation_size is None else int(self.validation_size)
         n_part = (n - n_val) // m
@@ -1051,7 +1053,7 @@ class PrivateTuning(_ReleaseClassifier):
         models, mistakes = [], []
         for i, lam in enumerate(lambdas):
             part = order[i * n_part:(i + 1) * n_part]
-            est = clone(base).set_params(epsilon=epsilon, Lambda=lam, classes=list(self.classes_),
+            est = clone(base).set_params(epsilon=epsilon, alpha=lam, classes=list(self.classes_),
                                          keep_nonprivate=self.keep_nonprivate, random_state=rng)
             est.fit(X[part], y[part])
             est.random_state = None  # the shared generator is not part of any release
@@ -1059,7 +1061,7 @@ class PrivateTuning(_ReleaseClassifier):
             mistakes.append(int(np.sum(est.predict(X[val]) != y[val])))
         self.selected_ = lattice.exponential_mechanism_exact(-np.asarray(mistakes, dtype=np.float64), epsilon, 1.0, rng)
         self.best_estimator_ = models[self.selected_]
-        self.Lambda_ = lambdas[self.selected_]
+        self.alpha_ = lambdas[self.selected_]
         self.coef_ = self.best_estimator_.coef_
         if self.keep_nonprivate:
             self.nonprivate_ = TuningEvaluation(np.asarray(mistakes, dtype=np.float64),
@@ -1071,7 +1073,7 @@ class PrivateTuning(_ReleaseClassifier):
         self.guarantee_ = Guarantee(
             epsilon=eps_total, delta=delta_total, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 26",
             released="the selected private classifier, its index and its Lambda (nothing about the other candidates)",
-            assumptions=("the candidate Lambdas do not depend on the private data",
+            assumptions=("the candidate alphas do not depend on the private data",
                          "each learner is (eps_i, delta_i)-DP on its part (their guarantees; the maximum is stated)",
                          "mistake counts have sensitivity 1 (one row of the validation part)",
                          f"labels in the public set classes = {self.classes_.tolist()}"),

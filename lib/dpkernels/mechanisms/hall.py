@@ -732,8 +732,8 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         The privacy level epsilon (the paper's alpha).
     delta : float, default=1e-5
         The privacy level delta (the paper's beta), in (0, 1).
-    bandwidth : float, default=0.1
-        sigma, the kernel's width; public (it must not depend on the data).
+    sigma : float, default=0.1
+        The kernel's width (the KDE's bandwidth); public (it must not depend on the data).
     convention : {"jmlr", "seed"}, default="jmlr"
         The RKHS sensitivity: ``"jmlr"`` sqrt(2) / (n (2 pi sigma^2)^{d/4}) (the journal version; the exact worst
         case over R^d) or ``"seed"`` 2 / (n (2 pi sigma^2)^{d/4}) (the short version).
@@ -815,7 +815,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
     >>> import numpy as np
     >>> from dpkernels import PrivateKDE
     >>> X = np.random.default_rng(0).uniform(size=(500, 1))  # rows in [0, 1]^d
-    >>> kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.1).fit(X)
+    >>> kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.1).fit(X)
     >>> kde.guarantee_.epsilon, kde.guarantee_.delta
     (1.0, 1e-05)
     >>> kde.released_points_.shape, kde.released_values_.shape  # the default grid: 257 points on [0, 1]
@@ -826,14 +826,14 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
 
     _release_attributes = _FunctionRelease._release_attributes
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, bandwidth: float = 0.1, convention: str = "jmlr",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, sigma: float = 0.1, convention: str = "jmlr",
                  calibration: str = "analytic", points: ArrayLike | None = None, grid_size: int | None = None,
                  curator: bool = False, clip: bool = False, max_points: int = DEFAULT_MAX_POINTS,
                  jitter: float = DEFAULT_JITTER, noise: str = "lattice", keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.bandwidth = bandwidth
+        self.sigma = sigma
         self.convention = convention
         self.calibration = calibration
         self.points = points
@@ -847,7 +847,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         self.random_state = random_state
 
     def _kernel(self) -> GaussianKernel:
-        return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=True)
+        return GaussianKernel(check_positive(self.sigma, "sigma"), normalised=True)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -1043,13 +1043,14 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
         The privacy level epsilon.
     delta : float, default=1e-5
         The privacy level delta, in (0, 1).
-    lam : float, default=1e-2
-        The regulariser lam of (1/n) sum_i l + lam ||f||_H^2 (no factor 1/2); the noise scales as 1 / (n lam).
+    alpha : float, default=2e-2
+        The regulariser of (1/n) sum_i l + (alpha / 2) ||f||_H^2, i.e. twice the paper's lam of
+        (1/n) sum_i l + lam ||f||_H^2; the noise scales as 1 / (n alpha).
     loss : {"hinge", "logistic", "squared"}, default="hinge"
         The loss l: hinge and logistic are 1-Lipschitz; squared is L = 2 (1 + 1/sqrt(lam))-Lipschitz on the values
         the minimisers take (ours, :func:`dpkernels.bounds.hall.squared_loss_lipschitz`).
-    bandwidth : float, default=1.0
-        sigma, the Gaussian kernel's width; public (chosen without the data).
+    sigma : float, default=1.0
+        The Gaussian kernel's width in exp(-||x - y||^2 / (2 sigma^2)); public (chosen without the data).
     classes : sequence of two labels, "data" or None, default=None
         The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
         ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
@@ -1144,7 +1145,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     >>> y = np.where(X[:, 0] > 0, 1, 0)
     >>> grid = np.linspace(-1, 1, 5)
     >>> landmarks = np.array([[a, b] for a in grid for b in grid])  # public: chosen without the data
-    >>> clf = PrivateKernelMachine(epsilon=1.0, delta=1e-5, lam=0.1, classes=[0, 1], solver="nystrom",
+    >>> clf = PrivateKernelMachine(epsilon=1.0, delta=1e-5, alpha=0.2, classes=[0, 1], solver="nystrom",
     ...                            landmarks=landmarks).fit(X, y)
     >>> clf.guarantee_.epsilon, clf.guarantee_.delta
     (1.0, 1e-05)
@@ -1152,17 +1153,17 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     ((25,), (5,))
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, lam: float = 1e-2, loss: str = "hinge",
-                 bandwidth: float = 1.0, classes: Sequence[Any] | None = None, solver: str = "exact",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, alpha: float = 2e-2, loss: str = "hinge",
+                 sigma: float = 1.0, classes: Sequence[Any] | None = None, solver: str = "exact",
                  landmarks: ArrayLike | None = None, points: ArrayLike | None = None, curator: bool = False,
                  calibration: str = "analytic", solver_tol: float = 1e-3, max_points: int = DEFAULT_MAX_POINTS,
                  jitter: float = DEFAULT_JITTER, noise: str = "lattice", keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.lam = lam
+        self.alpha = alpha
         self.loss = loss
-        self.bandwidth = bandwidth
+        self.sigma = sigma
         self.classes = classes
         self.solver = solver
         self.landmarks = landmarks
@@ -1185,7 +1186,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
                            "grid_", "jitter_", "n_samples_", "guarantee_")
 
     def _kernel(self) -> GaussianKernel:
-        return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=False)
+        return GaussianKernel(check_positive(self.sigma, "sigma"), normalised=False)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelMachine":
         """Solve the kernel machine (certified) and release it with Gaussian-process noise.
@@ -1206,7 +1207,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
         epsilon, delta, noise = self._check_common()
         cls, idx = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         ys = np.where(idx == 1, 1.0, -1.0)
-        lam = check_positive(self.lam, "lam")
+        lam = check_positive(self.alpha, "alpha") / 2.0  # the paper's lam ||f||^2 = (alpha / 2) ||f||^2
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         if self.loss not in MACHINE_LOSSES:
             raise ValueError(f"loss must be one of {MACHINE_LOSSES}, got {self.loss!r}")
@@ -1313,7 +1314,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 kernel machine (sensitivity L kappa / (n lam)); {statement}",
             assumptions=(f"labels in the public classes {list(self.classes_)}", f"loss {self.loss}: convex, "
                          f"{L:.6g}-Lipschitz on the values the minimisers take", f"K(x, x) = 1 (Gaussian kernel, sigma = "
-                         f"{self.bandwidth:g}); n = {n} public", "f is the exact minimiser, certified to "
+                         f"{self.sigma:g}); n = {n} public", "f is the exact minimiser, certified to "
                          f"{self.solver_tol:g} x the sensitivity (folded into the calibration)",
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=attrs, noise=noise_description(noise),

@@ -94,7 +94,7 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 4)); X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     >>> y = np.argmax(X[:, :3], axis=1)
-    >>> ovr = PrivateOneVsRest(ObjectivePerturbation(Lambda=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
+    >>> ovr = PrivateOneVsRest(ObjectivePerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
     >>> ovr.epsilon_per_class_
     1.0
     >>> round(ovr.guarantee_.epsilon, 6)

@@ -1,7 +1,7 @@
 """Park (2022): differentially private SVDD and multi-class classification with equilibrium points.
 
 * :class:`PrivateSVDD` (Algorithm 1): the SVDD centre a* = Phi' beta* in the random Fourier feature space of
-  the RBF kernel exp(-gamma ||x - y||^2) (Eq. 4.5, F features), plus i.i.d. Laplace(lambda) noise with
+  the RBF kernel exp(-||x - y||^2 / (2 sigma^2)) (Eq. 4.5 with gamma = 1 / (2 sigma^2), F features), plus i.i.d. Laplace(lambda) noise with
   lambda = 2 C kappa sqrt(F) / (n eps) (Corollary 4.2, Theorem 4.3; C/n is the dual box bound, Table 7.1's
   "C/n"), then clipped to norm kappa = 1 (post-processing).
 * :func:`find_equilibrium_points` (Phase II): gradient dynamics dx/dt = -grad f-hat(x) on the private support
@@ -96,11 +96,11 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
     """Park (2022) Algorithm 1 (private SVDD): Laplace perturbation of the SVDD centre in a random feature space.
 
     The support vector data description's centre a* = Phi' beta* in the random Fourier feature space of the RBF
-    kernel exp(-gamma ||x - y||^2) (Eq. 4.5, F = 2 ``n_components`` features), plus i.i.d. Laplace(lambda) noise with
+    kernel exp(-||x - y||^2 / (2 sigma^2)) (Eq. 4.5, gamma = 1 / (2 sigma^2), F = 2 ``n_components`` features), plus i.i.d. Laplace(lambda) noise with
     lambda = 2 C kappa sqrt(F) / (n eps) (Corollary 4.2, Theorem 4.3; C/n = ``box`` is the dual box bound), then
     clipped to norm kappa = 1 (post-processing).  The support function f-hat(x) = ||phi(x) - a-hat||^2 (Eq. 4.6)
     describes the data's support: :meth:`score_samples` is -f-hat (higher: closer to the centre, as scikit-learn's
-    outlier detectors), :meth:`score` its mean, which compares models of one feature map (fixed gamma and
+    outlier detectors), :meth:`score` its mean, which compares models of one feature map (fixed sigma and
     n_components), e.g. in a ``GridSearchCV`` over ``box`` or ``epsilon``; tuning on private data spends privacy
     (each candidate fit is a release).
 
@@ -111,11 +111,12 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         PRIVATE).
     box : float, default=0.05
         C/n, the dual box bound (Table 7.1's "C/n"); needs n * box >= 1.  The noise grows linearly in it.
-    gamma : float, default=1.0
-        The RBF kernel's gamma in exp(-gamma ||x - y||^2) (public, chosen without the data).
+    sigma : float, default=sqrt(1/2)
+        The RBF kernel's width in exp(-||x - y||^2 / (2 sigma^2)) (public, chosen without the data); the thesis's
+        gamma is 1 / (2 sigma^2) (the default is gamma = 1).
     n_components : int, default=200
         The number of frequencies; F = 2 n_components features (Park: F = 400).
-    clip : bool, default=True
+    clip_center : bool, default=True
         Clip the noisy centre to norm kappa = 1 (post-processing; the thesis does).
     noise : {"lattice", "continuous"}, default="lattice"
         ``"lattice"``: the Laplace noise exactly rounded to a public grid (floating-point safe); ``"continuous"``:
@@ -133,7 +134,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
     Attributes
     ----------
     center_ : ndarray of shape (2 * n_components,)
-        a-hat, the released centre (clipped to norm 1 with ``clip``).
+        a-hat, the released centre (clipped to norm 1 with ``clip_center``).
     frequencies_ : ndarray of shape (n_components, n_features)
         The frequencies of the feature map (data-independent, released with ``center_``).
     noise_scale_ : float or None
@@ -163,7 +164,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
     >>> import numpy as np
     >>> from dpkernels import PrivateSVDD
     >>> X = np.random.default_rng(0).uniform(size=(200, 2))
-    >>> svdd = PrivateSVDD(epsilon=1.0, box=0.05, gamma=5.0, n_components=50).fit(X)
+    >>> svdd = PrivateSVDD(epsilon=1.0, box=0.05, sigma=0.3, n_components=50).fit(X)
     >>> svdd.guarantee_.epsilon, svdd.guarantee_.statement
     (1.0, 'Park (2022) Theorem 4.3')
     >>> svdd.center_.shape, svdd.score_samples(X[:5]).shape
@@ -172,14 +173,14 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
 
     _release_attributes = ("center_", "frequencies_", "noise_scale_")
 
-    def __init__(self, *, epsilon: float | None = 1.0, box: float = 0.05, gamma: float = 1.0, n_components: int = 200,
-                 clip: bool = True, noise: str = "lattice", solver_tol: float = 1e-3, keep_nonprivate: bool = False,
+    def __init__(self, *, epsilon: float | None = 1.0, box: float = 0.05, sigma: float = math.sqrt(0.5), n_components: int = 200,
+                 clip_center: bool = True, noise: str = "lattice", solver_tol: float = 1e-3, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.box = box
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
-        self.clip = clip
+        self.clip_center = clip_center
         self.noise = noise
         self.solver_tol = solver_tol
         self.keep_nonprivate = keep_nonprivate
@@ -219,7 +220,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         noise = check_noise(self.noise)
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         rng = self._noise_rng(X)
-        sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
+        sigma = check_positive(self.sigma, "sigma")
         freqs = RandomFourierFeatures("rbf", sigma, int(self.n_components),
                                       random_state=self._public_rng(X.shape[1])).fit(X).frequencies_
         l2, _ = self.sensitivity(freqs.shape[0] * 2)
@@ -254,7 +255,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         if epsilon is None:
             return np.array(a, dtype=np.float64, copy=True)
         out = noise_release(a, "laplace", self.noise_scale(self._calibrated(epsilon)), noise=noise, random_state=rng)
-        if self.clip:
+        if self.clip_center:
             nrm = np.linalg.norm(out, axis=-1, keepdims=True)
             out = out / np.maximum(1.0, nrm)
         return out
@@ -274,7 +275,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
             return Guarantee(epsilon=math.inf, delta=0.0, released="the NON-PRIVATE centre a* and the frequencies (epsilon=None)",
                              private=False, notes=tuple(notes), **common)
         eps = float(epsilon)
-        return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip) and the frequencies",
+        return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip_center) and the frequencies",
                          epsilon_calibrated=self._calibrated(eps), noise=noise_description(noise),
                          notes=tuple(notes), **common)
 
@@ -431,11 +432,11 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         explicitly: the fit is then NOT private (a class present in D and absent from D' shows in ``classes_``).
     box : float, default=0.05
         C/n, the SVDD's dual box bound (Table 7.1).
-    gamma : float, default=1.0
-        The RBF kernel's gamma (Table 7.1).
+    sigma : float, default=sqrt(1/2)
+        The RBF kernel's width, exp(-||x - y||^2 / (2 sigma^2)); Table 7.1's gamma is 1 / (2 sigma^2).
     n_components : int, default=200
         The SVDD's number of frequencies (F = 2 n_components features).
-    lr : float, default=1e-3
+    learning_rate : float, default=1e-3
         The dynamics' initial learning rate (Table 7.1; decayed by 1/5 after 80% of the iterations).
     n_iter : int, default=20
         The dynamics' iterations.
@@ -508,7 +509,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     >>> X = np.vstack([rng.normal([0.25, 0.25], 0.05, size=(100, 2)), rng.normal([0.75, 0.75], 0.05, size=(100, 2))])
     >>> X = X.clip(0.0, 1.0)  # the public domain [0, 1]^d
     >>> y = np.repeat([0, 1], 100)
-    >>> clf = EquilibriumPointClassifier(epsilon_svdd=1.0, epsilon_vote=1.0, classes=[0, 1], gamma=5.0,
+    >>> clf = EquilibriumPointClassifier(epsilon_svdd=1.0, epsilon_vote=1.0, classes=[0, 1], sigma=0.3,
     ...                                  n_components=50, n_starts=200).fit(X, y)
     >>> clf.guarantee_.epsilon, clf.guarantee_.delta
     (2.0, 0.0)
@@ -519,17 +520,17 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     _release_attributes = ("svdd_", "equilibrium_points_", "labelled_points_", "ep_labels_", "n_cells_")
 
     def __init__(self, *, epsilon_svdd: float | None = 0.5, epsilon_vote: float | None = 0.5, classes: object = None,
-                 box: float = 0.05, gamma: float = 1.0, n_components: int = 200, lr: float = 1e-3, n_iter: int = 20,
-                 r_max: float | None = None, merge_tol: float = 0.05, variant: str = "corrected", n_starts: int = 2000,
+                 box: float = 0.05, sigma: float = math.sqrt(0.5), n_components: int = 200, learning_rate: float = 1e-3,
+                 n_iter: int = 20, r_max: float | None = None, merge_tol: float = 0.05, variant: str = "corrected", n_starts: int = 2000,
                  domain: tuple[float, float] = (0.0, 1.0), inference: str = "dynamics", n_neighbors: int = 1,
                  noise: str = "lattice", keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon_svdd = epsilon_svdd
         self.epsilon_vote = epsilon_vote
         self.classes = classes
         self.box = box
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
-        self.lr = lr
+        self.learning_rate = learning_rate
         self.n_iter = n_iter
         self.r_max = r_max
         self.merge_tol = merge_tol
@@ -556,7 +557,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         for name in ("epsilon_svdd", "epsilon_vote"):
             if getattr(self, name) is not None:
                 check_epsilon(getattr(self, name), name)
-        check_positive(self.lr, "lr")
+        check_positive(self.learning_rate, "learning_rate")
         check_positive(self.merge_tol, "merge_tol")
         if self.r_max is not None:
             check_positive(self.r_max, "r_max")
@@ -581,7 +582,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
             The labels, in the public set ``classes``.
         svdd : PrivateSVDD or None, default=None
             An already fitted :class:`PrivateSVDD` release to build on: its own guarantee then takes the place of
-            ``epsilon_svdd``, ``box``, ``gamma`` and ``n_components`` (it must not hold non-private state), which lets
+            ``epsilon_svdd``, ``box``, ``sigma`` and ``n_components`` (it must not hold non-private state), which lets
             a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`).
 
         Returns
@@ -603,7 +604,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                           "points are reached from the training points without noise and only occupied cells are labelled "
                           "(ERRATA P3); use variant='corrected'", PrivacyLeakWarning, stacklevel=2)
         if svdd is None:
-            svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, gamma=self.gamma, n_components=self.n_components,
+            svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, sigma=self.sigma, n_components=self.n_components,
                                noise=noise, keep_nonprivate=self.keep_nonprivate,
                                random_state=self.random_state).fit(X)
             svdd.set_params(random_state=None)  # a sub-release keeps no generator (it drew this fit's noise)
@@ -613,13 +614,13 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("the given svdd holds its non-private solution; pass a release (PrivateSVDD.resample)")
         center = svdd.center_
         if self.variant == "paper":
-            eps_pts = find_equilibrium_points(svdd, X, self.lr, self.n_iter, self.merge_tol, center)
+            eps_pts = find_equilibrium_points(svdd, X, self.learning_rate, self.n_iter, self.merge_tol, center)
             train_ep = eps_pts.assignment
         else:
             lo, hi = self.domain
             starts = self._public_rng(X.shape[1]).uniform(lo, hi, size=(int(self.n_starts), X.shape[1]))
-            eps_pts = find_equilibrium_points(svdd, starts, self.lr, self.n_iter, self.merge_tol, center)
-            train_ep = nearest(run_dynamics(svdd, X, self.lr, self.n_iter, center), eps_pts.points)
+            eps_pts = find_equilibrium_points(svdd, starts, self.learning_rate, self.n_iter, self.merge_tol, center)
+            train_ep = nearest(run_dynamics(svdd, X, self.learning_rate, self.n_iter, center), eps_pts.points)
         cells, cell_of_ep = cells_of(eps_pts.points, self.r_max)
         counts = np.zeros((len(cells), len(classes)))
         np.add.at(counts, (cell_of_ep[train_ep], y_idx), 1.0)
@@ -688,7 +689,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         if len(self.labelled_points_) == 0:
             raise RuntimeError("no labelled equilibrium point")
         if self.inference == "dynamics":  # Section 6.1: run the dynamics, take the nearest labelled EP
-            finals = run_dynamics(self.svdd_, X, self.lr, self.n_iter, self.svdd_.center_)
+            finals = run_dynamics(self.svdd_, X, self.learning_rate, self.n_iter, self.svdd_.center_)
             return self.classes_[self.ep_labels_[nearest(finals, self.labelled_points_)]]
         k = min(int(self.n_neighbors), len(self.labelled_points_))  # Section 6.2: kNN on the labelled EPs
         nn = cKDTree(self.labelled_points_).query(X, k=k)[1].reshape(len(X), k)

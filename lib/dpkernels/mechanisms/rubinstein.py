@@ -140,10 +140,10 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         classes, index = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         y_pm = np.where(index == 1, 1.0, -1.0)
         epsilon = check_epsilon(self.epsilon)
-        C = check_positive(self.C, "C")
+        C = 1.0 / check_positive(self.alpha, "alpha")  # the paper's C: (1/2)||w||^2 + (C/n) sum l = C J
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         noise = check_noise(self.noise)
-        loss = make_loss(self.loss, self.huber_h)
+        loss = make_loss(self.loss, self.h)
         rng = self._noise_rng(X, y_pm)
         if self.noise_scale is not None:
             check_positive(self.noise_scale, "noise_scale")
@@ -287,12 +287,13 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
     ----------
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
-    C : float, default=1.0
-        The soft-margin parameter C of (1/2)||w||^2 + (C/n) sum_i l (scikit-learn's ``SVC`` would take C / n: the
-        paper divides the loss sum by n).  The noise scale lambda grows linearly in C.
+    alpha : float, default=1.0
+        The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
+        (1/2)||w||^2 + (C/n) sum_i l (scikit-learn's ``SVC`` would take C / n).  The noise scale lambda grows as
+        1 / alpha.
     loss : {"hinge", "huber", "logistic", "smoothed_hinge"}, default="hinge"
         The convex loss l; all four are 1-Lipschitz (L = 1).
-    huber_h : float, default=0.5
+    h : float, default=0.5
         The smoothing width h of the Huber and smoothed hinge losses (ignored by the others).
     feature_map : None, fitted transformer or callable, default=None
         phi.  None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
@@ -383,7 +384,7 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
     >>> X = rng.normal(size=(300, 3))
     >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
     >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
-    >>> svm = PrivateSVMFinite(epsilon=1.0, C=1.0, data_norm=1.0, classes=[0, 1]).fit(X, y)
+    >>> svm = PrivateSVMFinite(epsilon=1.0, alpha=1.0, data_norm=1.0, classes=[0, 1]).fit(X, y)
     >>> round(svm.guarantee_.epsilon, 6), svm.guarantee_.delta
     (1.0, 0.0)
     >>> svm.guarantee_.statement
@@ -401,9 +402,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        C: float = 1.0,
+        alpha: float = 1.0,
         loss: str = "hinge",
-        huber_h: float = 0.5,
+        h: float = 0.5,
         feature_map: object = None,
         data_norm: float | None = None,
         clip: bool = False,
@@ -417,9 +418,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
-        self.C = C
+        self.alpha = alpha
         self.loss = loss
-        self.huber_h = huber_h
+        self.h = h
         self.feature_map = feature_map
         self.data_norm = data_norm
         self.clip = clip
@@ -483,8 +484,9 @@ class PrivateSVM(_OutputPerturbedSVM):
     ----------
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
-    C : float, default=1.0
-        The soft-margin parameter C of (1/2)||w||^2 + (C/n) sum_i l.  The noise scale lambda grows linearly in C.
+    alpha : float, default=1.0
+        The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
+        (1/2)||w||^2 + (C/n) sum_i l.  The noise scale lambda grows as 1 / alpha.
     kernel : {"rbf", "laplacian", "cauchy"}, default="rbf"
         The translation-invariant kernel (the paper's Table 2, normalised so that k(x, x) = 1).
     sigma : float, default=1.0
@@ -493,7 +495,7 @@ class PrivateSVM(_OutputPerturbedSVM):
         d-hat, the number of frequencies (2 d-hat features); lambda grows as sqrt(d-hat).
     loss : {"hinge", "huber", "logistic", "smoothed_hinge"}, default="hinge"
         The convex loss l; all four are 1-Lipschitz (L = 1).
-    huber_h : float, default=0.5
+    h : float, default=0.5
         The smoothing width h of the Huber and smoothed hinge losses (ignored by the others).
     fit_intercept : bool, default=False
         Append a constant feature s = ``intercept_scaling``; the norm bound becomes sqrt(1 + s^2) and the noise
@@ -570,7 +572,7 @@ class PrivateSVM(_OutputPerturbedSVM):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 3))
     >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
-    >>> svm = PrivateSVM(epsilon=1.0, C=1.0, sigma=1.0, n_components=20, classes=[0, 1]).fit(X, y)
+    >>> svm = PrivateSVM(epsilon=1.0, alpha=1.0, sigma=1.0, n_components=20, classes=[0, 1]).fit(X, y)
     >>> round(svm.guarantee_.epsilon, 6), svm.guarantee_.statement
     (1.0, 'Rubinstein et al. (2012) Corollary 12')
     >>> svm.coef_.shape, svm.frequencies_.shape, svm.predict(X[:5]).shape
@@ -586,12 +588,12 @@ class PrivateSVM(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        C: float = 1.0,
+        alpha: float = 1.0,
         kernel: str = "rbf",
         sigma: float = 1.0,
         n_components: int = 100,
         loss: str = "hinge",
-        huber_h: float = 0.5,
+        h: float = 0.5,
         fit_intercept: bool = False,
         intercept_scaling: float = 1.0,
         noise_scale: float | None = None,
@@ -602,12 +604,12 @@ class PrivateSVM(_OutputPerturbedSVM):
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
-        self.C = C
+        self.alpha = alpha
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
         self.loss = loss
-        self.huber_h = huber_h
+        self.h = h
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.noise_scale = noise_scale

@@ -55,7 +55,7 @@ def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5
     exact privacy loss at delta is that of N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
     / (6T)) (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
     (the same pair; must be detected above epsilon)."""
-    probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+    probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,
                                     n_iter=n_iter, keep_nonprivate=True, random_state=random_state)
     probe.fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
     x_star = _adversarial_point(probe.nonprivate_.projection, d, r)
@@ -65,7 +65,7 @@ def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5
     L = 2 * r / rho
     # a learning rate keeping 6 standard deviations of |w_T| 2r below rho (linear regime; see the docstring)
     eta = rho / (2 * r * 6 * (sigma * math.sqrt(T) + T * 2 * L / m))
-    fits = [PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+    fits = [PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,
                                     n_iter=n_iter, learning_rate=eta, keep_nonprivate=True, random_state=random_state).fit(X, y)
             for y in (y1, y2)]
     s1, s2 = fits[0].nonprivate_, fits[1].nonprivate_
@@ -102,7 +102,7 @@ def audit_algorithm_1(n_releases: int, epsilon: float = 1.0, m: int = 20, d: int
     |log P_D(c) - log P_D'(c)| over the cover (enumeration); the audit draws releases with the mechanism's own exact
     sampler.  Negative control: the same pair sampled with 2 epsilon (half the Gumbel noise), claimed epsilon."""
     def mk() -> ExponentialMarginClassifier:
-        return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
+        return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,
                                            keep_nonprivate=True, random_state=random_state)
 
     probe = mk().fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])

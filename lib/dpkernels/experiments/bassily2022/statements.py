@@ -250,7 +250,7 @@ def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin:
 
     def one(m: int, s: int) -> dict:
         data = margin_data(m, d, margin, random_state=random_state + 1000 * s + m)
-        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, Lambda=1.0, beta=beta,
+        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, weight_bound=1.0, beta=beta,
                           k_constant=k_constant, max_iter=max_iter, keep_nonprivate=True)
         err = population_error(est.coef_, data)
         o_term = B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m)
@@ -313,7 +313,7 @@ def theorem_4_2_experiment(m: int, Ds: Sequence[int], seeds: int, n_test: int = 
     Xtr, ytr, Xte, yte = full.X[:m], full.y[:m], full.X[m:], full.y[m:]
 
     def one(D: int, s: int) -> dict:
-        est = PrivateKernelMarginClassifier(epsilon=epsilon, delta=delta, rho=tau, Lambda=full.Lambda0, sigma=sigma,
+        est = PrivateKernelMarginClassifier(epsilon=epsilon, delta=delta, rho=tau, weight_bound=full.Lambda0, sigma=sigma,
                                             kernel_norm=1.0, n_frequencies=D, n_components=n_components, beta=beta,
                                             max_iter=max_iter, random_state=random_state + s).fit(Xtr, ytr)
         err = float(np.mean(est.predict(Xte) != yte))
@@ -355,15 +355,15 @@ def make_baselines(output: Sequence[float] = (0.1,), objective: Sequence[float] 
     2^-16 grid, but its exact rounding falls back to mpmath for about a minute per release at d = 100,000."""
     return {
         "Chaudhuri output perturbation": (
-            lambda eps, v, seed: OutputPerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, noise=gamma_noise,
+            lambda eps, v, seed: OutputPerturbation(epsilon=eps, alpha=v, loss="huber", data_norm=1.0, noise=gamma_noise,
                                                     random_state=seed),
             "Lambda", tuple(output)),
         "Chaudhuri objective perturbation": (
-            lambda eps, v, seed: ObjectivePerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, noise=gamma_noise,
+            lambda eps, v, seed: ObjectivePerturbation(epsilon=eps, alpha=v, loss="huber", data_norm=1.0, noise=gamma_noise,
                                                        random_state=seed),
             "Lambda", tuple(objective)),
         "Rubinstein PrivateSVM-Finite": (
-            lambda eps, v, seed: PrivateSVMFinite(epsilon=eps, C=v, data_norm=1.0, random_state=seed),
+            lambda eps, v, seed: PrivateSVMFinite(epsilon=eps, alpha=1.0 / v, data_norm=1.0, random_state=seed),
             "C", tuple(svm)),
     }
 

@@ -97,7 +97,7 @@ def kde_pair_audit(d: int, n: int, sigma: float, epsilon: float, delta: float, n
     X2 = X.copy()
     X2[0] = np.ones(d) if x_new is None else np.asarray(x_new, dtype=float)
     P = np.vstack([X[0], X2[0]])
-    make = lambda Z: PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=convention,  # noqa: E731
+    make = lambda Z: PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, convention=convention,  # noqa: E731
                                 calibration=calibration, points=P, keep_nonprivate=True, random_state=rng).fit(Z)
     kd, kdp = make(X), make(X2)
     s = kd.noise_multiplier_ * noise_factor
@@ -127,10 +127,10 @@ def lattice_grid_check(n: int, sigma: float, epsilon: float, delta: float, n_poi
     rng = np.random.default_rng(random_state)
     X = HB.bimodal_mixture(1).sample(n, rng)
     P = np.linspace(0, 1, n_points)[:, None]
-    lat = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, points=P, random_state=rng).fit(X)
+    lat = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, points=P, random_state=rng).fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cont = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, points=P, noise="continuous",
+        cont = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, points=P, noise="continuous",
                           random_state=rng).fit(X)
     k = lat.released_values_ / lat.grid_
     kc = cont.released_values_ / lat.grid_
@@ -160,7 +160,7 @@ def kernel_machine_pair_audit(n: int, lam: float, sigma: float, epsilon: float, 
     P = X[:1].copy()
 
     def make(labels: Array) -> PrivateKernelMachine:
-        return PrivateKernelMachine(epsilon=epsilon, delta=delta, lam=lam, bandwidth=sigma, points=P, calibration=calibration,
+        return PrivateKernelMachine(epsilon=epsilon, delta=delta, alpha=2.0 * lam, sigma=sigma, points=P, calibration=calibration,
                                     keep_nonprivate=True, random_state=rng).fit(X, labels)
 
     with warnings.catch_warnings():

@@ -56,7 +56,7 @@ def kernel_machine_comparison(dataset: str, epsilons: Sequence[float], seeds: Se
         Xtr, ytr, Xte, yte = classification_data(dataset, n_train, n_test, seed)
         rows = []
         base = {"dataset": dataset, "seed": seed, "n_train": n_train, "n_test": n_test}
-        hall = PrivateKernelMachine(epsilon=epsilons[0], delta=delta, lam=lam, bandwidth=sigma, classes=[-1, 1],
+        hall = PrivateKernelMachine(epsilon=epsilons[0], delta=delta, alpha=2.0 * lam, sigma=sigma, classes=[-1, 1],
                                     points=Xte, keep_nonprivate=True, random_state=seed).fit(Xtr, ytr)
         f0 = hall.nonprivate_function(Xte)
         rows.append({**base, "method": "non-private kernel machine (hinge)", "epsilon": np.inf, "privacy": "none",
@@ -65,11 +65,11 @@ def kernel_machine_comparison(dataset: str, epsilons: Sequence[float], seeds: Se
             rel = hall.sample_releases(Xte, 1, random_state=np.random.default_rng([seed, 1, int(eps * 1000)]), epsilon=eps)[0]
             rows.append({**base, "method": "Hall et al. GP release (hinge)", "epsilon": eps, "privacy": f"({eps:g}, {delta:g})-DP",
                          "accuracy": float(np.mean(np.where(rel >= 0, 1, -1) == yte))})
-            svm = PrivateSVM(epsilon=eps, C=1.0 / (2.0 * lam), sigma=sigma, n_components=d_hat,
+            svm = PrivateSVM(epsilon=eps, alpha=2.0 * lam, sigma=sigma, n_components=d_hat,
                              random_state=np.random.default_rng([seed, 2, int(eps * 1000)])).fit(Xtr, ytr)
             rows.append({**base, "method": "Rubinstein et al. PrivateSVM (hinge)", "epsilon": eps, "privacy": f"{eps:g}-DP",
                          "accuracy": float(svm.score(Xte, yte))})
-            erm = PrivateKernelERM(epsilon=eps, Lambda=2.0 * lam, gamma=1.0 / (2.0 * sigma**2), n_components=d_hat,
+            erm = PrivateKernelERM(epsilon=eps, alpha=2.0 * lam, sigma=sigma, n_components=d_hat,
                                    random_state=np.random.default_rng([seed, 3, int(eps * 1000)])).fit(Xtr, ytr)
             rows.append({**base, "method": "Chaudhuri et al. PrivateKernelERM (logistic)", "epsilon": eps,
                          "privacy": f"{eps:g}-DP", "accuracy": float(erm.score(Xte, yte))})
@@ -111,7 +111,7 @@ def nystrom_demo(n_train: int, n_test: int, epsilon: float, delta: float, lam: f
     import time
 
     t0 = time.perf_counter()
-    km = PrivateKernelMachine(epsilon=epsilon, delta=delta, lam=lam, bandwidth=sigma, solver="nystrom", landmarks=landmarks,
+    km = PrivateKernelMachine(epsilon=epsilon, delta=delta, alpha=2.0 * lam, sigma=sigma, solver="nystrom", landmarks=landmarks,
                               classes=[-1, 1], keep_nonprivate=True, random_state=random_state).fit(Xtr, ytr)
     seconds = time.perf_counter() - t0
     f0 = km.nonprivate_function(Xte)

@@ -219,7 +219,7 @@ def noise_error_experiment(n: int, sigma: float, d: int, epsilon: float, delta: 
     rows = []
     for conv in conventions:
         for cal in calibrations:
-            kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=conv, calibration=cal, points=P,
+            kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, convention=conv, calibration=cal, points=P,
                              keep_nonprivate=True, random_state=rng).fit(X)
             rel = kde.sample_releases(P, n_draws, random_state=rng)
             sq = np.mean((rel - kde.nonprivate_function(P)) ** 2, axis=1)
@@ -249,7 +249,7 @@ def mise_monte_carlo(configs: Sequence[tuple[int, int, float]], epsilon: float, 
         mix = HB.bimodal_mixture(d)
         X = mix.sample(n, rng)
         P = rng.uniform(size=(n_points, d))
-        kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=convention, calibration=calibration,
+        kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, convention=convention, calibration=calibration,
                          points=P, keep_nonprivate=True, random_state=rng).fit(X)
         fhat = kde.nonprivate_function(P)
         f = mix.pdf(P)
@@ -383,7 +383,7 @@ def privacy_order_experiment(d: int, ns: Sequence[int], sigmas: Sequence[float],
     P = rng.uniform(size=(n_points, d))
     for n, s in grid:
         X = mix.sample(n, rng)
-        kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=s, convention=convention, calibration=calibration,
+        kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=s, convention=convention, calibration=calibration,
                          points=P, keep_nonprivate=True, random_state=rng).fit(X)
         v = np.mean((kde.sample_releases(P, n_draws, random_state=rng) - kde.nonprivate_function(P)) ** 2, axis=1)
         rows.append({"n": n, "sigma": s, "privacy_error": v.mean(), "se": v.std(ddof=1) / math.sqrt(len(v)),
@@ -447,7 +447,7 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
     b3 = np.array([[0.47], [0.2], [0.9]])
     union = np.array([[0.1], [0.4], [0.45], [0.5], [0.9], [0.47], [0.2]])
     kern = GaussianKernel(sigma, normalised=True)
-    ref = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=sigma, points=np.empty((0, 1)), curator=True,
+    ref = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=sigma, points=np.empty((0, 1)), curator=True,
                      keep_nonprivate=True, random_state=0).fit(X)
     s, tau = ref.noise_multiplier_, ref.jitter_
     mean = ref.nonprivate_function(union)
@@ -455,7 +455,7 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
     good, naive = [], []
     consistent = True
     for r in range(int(n_paths)):
-        kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=sigma, points=np.empty((0, 1)), curator=True,
+        kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=sigma, points=np.empty((0, 1)), curator=True,
                          random_state=np.random.default_rng([random_state, r])).fit(X)
         v1 = kde.density(b1)
         v2 = kde.density(b2)
@@ -583,7 +583,7 @@ def kernel_machine_rate_experiment(ns: Sequence[int], runs: int, lam_exponent: f
         rng = np.random.default_rng([random_state, n, run])
         X, y = _rate_data(n, rng, flip)
         lam = lam0 * float(n) ** lam_exponent
-        km = PrivateKernelMachine(epsilon=epsilon, delta=delta, lam=lam, bandwidth=sigma, points=P, keep_nonprivate=True,
+        km = PrivateKernelMachine(epsilon=epsilon, delta=delta, alpha=2.0 * lam, sigma=sigma, points=P, keep_nonprivate=True,
                                   random_state=rng).fit(X, y)
         f0 = km.nonprivate_function(P)
         fg = km.nonprivate_function(G)

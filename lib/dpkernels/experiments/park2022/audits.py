@@ -9,6 +9,7 @@ shows the audit had the power to see a leak.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -50,7 +51,7 @@ def _phase2_hits(X: Array, x_new: Array, epsilon: float, n_releases: int, varian
     s = SETTINGS[name]
     rng = np.random.default_rng([seed, stream])
     with threadpool_limits(1):
-        model = PrivateSVDD(epsilon=epsilon, box=s.proposed[0], gamma=s.proposed[1], keep_nonprivate=True, random_state=seed).fit(X)
+        model = PrivateSVDD(epsilon=epsilon, box=s.proposed[0], sigma=math.sqrt(0.5 / s.proposed[1]), keep_nonprivate=True, random_state=seed).fit(X)
         centres = model.sample_centers(n_releases, rng)
         hits = np.zeros(n_releases)
         for r in range(n_releases):
@@ -102,7 +103,7 @@ def audit_pair(n: int = 40, box: float = 0.05, gamma: float = 5.0, n_components:
     about 2^-F."""
     rng = np.random.default_rng(random_state)
     X = rng.uniform(0, 1, size=(n, 2))
-    model = PrivateSVDD(epsilon=1.0, box=box, gamma=gamma, n_components=n_components, clip=False, keep_nonprivate=True,
+    model = PrivateSVDD(epsilon=1.0, box=box, sigma=math.sqrt(0.5 / gamma), n_components=n_components, clip_center=False, keep_nonprivate=True,
                         random_state=rng).fit(X)
     freqs = model.frequencies_
     fit = lambda A, _y: svdd_center(A, freqs, box)  # noqa: E731

@@ -14,6 +14,7 @@ numbers do not depend on the number of workers.  The non-private fits are cached
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 import zlib
@@ -171,7 +172,12 @@ def _acc(pred: NDArray, y: NDArray) -> float:
 
 def _fit_base(Xtr: Array, box: float, gamma: float, seed: int) -> PrivateSVDD:
     """The non-private SVDD of one split in evaluation mode (deterministic given the seed; cached)."""
-    return PrivateSVDD(epsilon=None, box=box, gamma=gamma, keep_nonprivate=True, random_state=seed).fit(Xtr)
+    return PrivateSVDD(epsilon=None, box=box, sigma=math.sqrt(0.5 / gamma), keep_nonprivate=True, random_state=seed).fit(Xtr)
+
+
+def _epc_settings(cfg: dict[str, object]) -> dict[str, object]:
+    """Table 7.1's names (``lr``) as EquilibriumPointClassifier's parameters (``learning_rate``)."""
+    return {("learning_rate" if k == "lr" else k): v for k, v in cfg.items()}
 
 
 def _svdd_base(Xtr: Array, box: float, gamma: float, seed: int) -> PrivateSVDD:
@@ -248,7 +254,7 @@ def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
             t0 = time.perf_counter()
             release = base.resample(e_svdd, rng)
             clf = EquilibriumPointClassifier(epsilon_svdd=e_svdd, epsilon_vote=e_vote, classes=classes, box=s.proposed[0],
-                                             gamma=s.proposed[1], lr=s.lr, n_iter=s.n_iter, r_max=r_max, variant=variant,
+                                             sigma=math.sqrt(0.5 / s.proposed[1]), learning_rate=s.lr, n_iter=s.n_iter, r_max=r_max, variant=variant,
                                              n_starts=task.n_starts, domain=_domain(scaling, variant),
                                              random_state=rng).fit(A, ytr, svdd=release)
             t1 = time.perf_counter()
@@ -349,7 +355,7 @@ def ep_displacement(name: str, random_state: int = 0, shuttle_rows: int | None =
     the thesis's protocol sit at the training points (rounded to the merge grid)."""
     s = SETTINGS[name]
     Xtr, _, _, _ = split_scale(park_dataset(name, 0, shuttle_rows), random_state, scaling=scaling)
-    svdd = PrivateSVDD(epsilon=None, box=s.proposed[0], gamma=s.proposed[1], random_state=random_state).fit(Xtr)
+    svdd = PrivateSVDD(epsilon=None, box=s.proposed[0], sigma=math.sqrt(0.5 / s.proposed[1]), random_state=random_state).fit(Xtr)
     with threadpool_limits(1):
         finals = run_dynamics(svdd, Xtr, s.lr, s.n_iter)
     moves = np.linalg.norm(finals - Xtr, axis=1)
@@ -369,7 +375,8 @@ def _setting_one(name: str, data: Dataset, run: int, overrides: Sequence[dict[st
         for ov in overrides:
             cfg = {"lr": s.lr, "n_iter": s.n_iter, "r_max": s.r_max, **ov}
             clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, classes=classes, box=s.proposed[0],
-                                             gamma=s.proposed[1], variant="paper", **cfg).fit(Xtr, ytr, svdd=base.resample(None))
+                                             sigma=math.sqrt(0.5 / s.proposed[1]), variant="paper",
+                                             **_epc_settings(cfg)).fit(Xtr, ytr, svdd=base.resample(None))
             rows.append({"dataset": name, "scaling": scaling, "run": run, "setting": ", ".join(f"{k} = {v}" for k, v in ov.items()) or "Table 7.1",
                          **{k: ("none" if v is None else v) for k, v in cfg.items()}, "n_cells": clf.n_cells_,
                          "accuracy": _acc(clf.predict(Xte), yte)})
@@ -406,8 +413,9 @@ def _ep_release_one(name: str, data: Dataset, run: int, override: dict[str, floa
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         base = _svdd_base(Xtr, s.proposed[0], s.proposed[1], run)
         for eps in epsilons:
-            clf = EquilibriumPointClassifier(epsilon_svdd=eps, epsilon_vote=eps, classes=classes, box=s.proposed[0], gamma=s.proposed[1],
-                                             variant="paper", random_state=rng, **cfg).fit(Xtr, ytr, svdd=base.resample(eps, rng))
+            clf = EquilibriumPointClassifier(epsilon_svdd=eps, epsilon_vote=eps, classes=classes, box=s.proposed[0], sigma=math.sqrt(0.5 / s.proposed[1]),
+                                             variant="paper", random_state=rng,
+                                             **_epc_settings(cfg)).fit(Xtr, ytr, svdd=base.resample(eps, rng))
             head = {"dataset": name, "run": run, "epsilon": "non-private" if eps is None else eps, "accounting": "per-component"}
             rows.append({**head, "method": "Proposed", "k": 0, "accuracy": _acc(clf.predict(Xte), yte)})
             for k in ks:

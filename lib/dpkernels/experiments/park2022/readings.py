@@ -149,7 +149,7 @@ def _screen_one(data: Dataset, sampling: float, run: int, settings: object) -> l
             n = len(ytr)
             head = {"sampling": sampling, "scaling": scaling, "run": run, "majority": float(np.max(np.bincount(yte, minlength=K)) / len(yte))}
             clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, classes=np.arange(K), box=s.proposed[0],
-                                             gamma=s.proposed[1], lr=s.lr, n_iter=s.n_iter, r_max=s.r_max, variant="paper",
+                                             sigma=math.sqrt(0.5 / s.proposed[1]), learning_rate=s.lr, n_iter=s.n_iter, r_max=s.r_max, variant="paper",
                                              random_state=run).fit(Xtr, ytr)
             acc = float(np.mean(clf.predict(Xte) == yte))
             rows += [{**head, "svm_box": b, "method": "Proposed", "accuracy": acc} for b in SVM_BOXES]

@@ -275,7 +275,7 @@ def vote_privacy_experiment(epsilon: float, name: str = "iris", run: int = 0, se
     data = park_dataset(name)
     Xtr, _, ytr, _ = split_scale(data, run)
     K = data.n_classes
-    svdd = PrivateSVDD(epsilon=None, box=s.proposed[0], gamma=s.proposed[1], random_state=seed).fit(Xtr)
+    svdd = PrivateSVDD(epsilon=None, box=s.proposed[0], sigma=math.sqrt(0.5 / s.proposed[1]), random_state=seed).fit(Xtr)
     eps_pts = find_equilibrium_points(svdd, Xtr, s.lr, s.n_iter)
     _, cell_of_ep = cells_of(eps_pts.points, s.r_max)
     cell = cell_of_ep[eps_pts.assignment]
@@ -310,7 +310,7 @@ def sensitivity_experiment(boxes: Sequence[float], n: int = 40, gamma: float = 5
     rows = []
     for box in boxes:
         X = rng.uniform(0, 1, size=(n, 2))
-        freqs = PrivateSVDD(epsilon=None, box=box, gamma=gamma, n_components=n_components, random_state=rng).fit(X).frequencies_
+        freqs = PrivateSVDD(epsilon=None, box=box, sigma=math.sqrt(0.5 / gamma), n_components=n_components, random_state=rng).fit(X).frequencies_
         fit = lambda A, _y, f=freqs, b=box: svdd_center(A, f, b)  # noqa: E731
         y = np.zeros(n)
         point = lambda r: r.uniform(-0.5, 1.5, size=2)  # noqa: E731
@@ -334,7 +334,7 @@ def theorem_4_4_experiment(cases: Sequence[tuple[float, float]], draws: int, F: 
     """
     rng = np.random.default_rng(random_state)
     X = rng.uniform(0, 1, size=(200, 2))
-    model = PrivateSVDD(epsilon=None, box=0.05, gamma=5.0, n_components=F // 2, random_state=rng).fit(X)
+    model = PrivateSVDD(epsilon=None, box=0.05, sigma=math.sqrt(0.1), n_components=F // 2, random_state=rng).fit(X)
     a = model.center_
     g = np.linspace(0, 1, grid)
     Phi = rff_paired(np.array(np.meshgrid(g, g)).reshape(2, -1).T, model.frequencies_)

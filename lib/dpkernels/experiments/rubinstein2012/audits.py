@@ -73,7 +73,7 @@ def lemma_22_audit_models(epsilon: float, n: int = 20, C: float = 0.5, M: float 
     """PrivateSVM-Finite (linear, d = 1) fitted on Lemma 22's databases with x_n = M - m (near-worst case as m -> 0),
     keeping the non-private solutions for the audit."""
     pair = R.lemma_22_databases(n, C, M=M, m=m)
-    fit = lambda X, y: PrivateSVMFinite(epsilon=epsilon, C=C, data_norm=M, keep_nonprivate=True,  # noqa: E731
+    fit = lambda X, y: PrivateSVMFinite(epsilon=epsilon, alpha=1.0 / C, data_norm=M, keep_nonprivate=True,  # noqa: E731
                                         random_state=random_state).fit(X, y)
     return fit(pair.X1, pair.y1), fit(pair.X2, pair.y2)
 
@@ -101,7 +101,7 @@ def rff_audit_models(epsilon: float, n: int = 40, C: float = 1.0, sigma: float =
     (both fits draw the same data-independent frequencies from the same seed).  Returns the two models and the
     pair's L2 change."""
     X, y, Xb, yb, l2 = memory().cache(_rff_adversarial_neighbour)(n, C, sigma, d_hat, n_adv, maxiter, random_state)
-    make = lambda Xa, ya: PrivateSVM(epsilon=epsilon, C=C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,  # noqa: E731
+    make = lambda Xa, ya: PrivateSVM(epsilon=epsilon, alpha=1.0 / C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,  # noqa: E731
                                      random_state=np.random.default_rng([random_state, 1])).fit(Xa, ya)
     first, second = make(X, y), make(Xb, yb)
     if not np.array_equal(first.frequencies_, second.frequencies_):
@@ -131,8 +131,8 @@ def floating_point_audit(n_releases: int, random_state: int = 0) -> pd.DataFrame
     would have)."""
     X, y, y2 = floating_point_pair()
     makers = {
-        "PrivateSVM-Finite": lambda **kw: PrivateSVMFinite(epsilon=1.0, C=0.5, data_norm=1.0, **kw),
-        "PrivateSVM": lambda **kw: PrivateSVM(epsilon=1.0, C=0.5, n_components=3, sigma=1.0, **kw),
+        "PrivateSVM-Finite": lambda **kw: PrivateSVMFinite(epsilon=1.0, alpha=2.0, data_norm=1.0, **kw),
+        "PrivateSVM": lambda **kw: PrivateSVM(epsilon=1.0, alpha=2.0, n_components=3, sigma=1.0, **kw),
     }
     rows = []
     for k, (name, make) in enumerate(makers.items()):

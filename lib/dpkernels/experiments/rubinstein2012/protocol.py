@@ -132,7 +132,7 @@ def _adult_fit(Xtr: Array, ytr: Array, Xte: Array, yte: Array, epsilons: Sequenc
     with warnings.catch_warnings():
         # the figure shows accuracy against epsilon, noise-dominated at small epsilon on purpose (UtilityWarning)
         warnings.simplefilter("ignore", UtilityWarning)
-        model = PrivateSVM(epsilon=1.0, C=C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,
+        model = PrivateSVM(epsilon=1.0, alpha=1.0 / C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,
                            random_state=seed).fit(Xtr, ytr)
     Zte = model.rff_.transform(Xte)
     f_np = Zte @ model.nonprivate_.coef

@@ -550,7 +550,7 @@ def theorem_23_experiment(ratios: Sequence[float], n_releases: int, n: int = 10,
     db = R.lemma_22_databases(n, C)
     eps = usefulness * R.theorem_23_max_epsilon(C, n)
     radius = max(1.0, db.M)
-    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, C=C, data_norm=db.M, keep_nonprivate=True,  # noqa: E731
+    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, alpha=1.0 / C, data_norm=db.M, keep_nonprivate=True,  # noqa: E731
                                         random_state=rng).fit(X, y)
     m1, m2 = fit(db.X1, db.y1), fit(db.X2, db.y2)
     w1, w2 = float(m1.nonprivate_.coef[0]), float(m2.nonprivate_.coef[0])
