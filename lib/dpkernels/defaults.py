@@ -33,6 +33,7 @@ __all__ = [
     "rbf_gamma",
     "bassily_rho",
     "bassily_rho_grid",
+    "bassily_k",
     "BASSILY_LAMBDA",
     "BASSILY_EXCESS",
     "PARK_TABLE_7_1",
@@ -158,6 +159,17 @@ def bassily_rho(n: int, epsilon: float, *, Lambda: float = BASSILY_LAMBDA, radiu
     eps = check_epsilon(epsilon)
     top = check_positive(Lambda, "Lambda") * check_positive(radius, "radius")
     return min(top, top / (check_positive(excess, "excess") * math.sqrt(min(1.0, eps) * n)))
+
+
+def bassily_k(n: int, d: int, epsilon: float, delta: float, *, confidence: float = CONFIDENCE) -> int:
+    """The JL dimension k of Bassily et al.'s Algorithm 2: the paper's k = eps m sqrt(log(m/beta)) / (log^(3/2)(1/delta)
+    log(1/beta)) (step 1, "k is chosen to be O(m eps)"; :func:`dpkernels.bounds.bassily.algorithm_2_k`), capped at d:
+    the JL step reduces the dimension (the paper assumes d > eps m, Section 3.2); mapping d features to k > d
+    coordinates costs k / d times the time and memory and gains nothing."""
+    from dpkernels.bounds.bassily import algorithm_2_k
+
+    n, d = _checked(n, d)
+    return int(min(algorithm_2_k(check_epsilon(epsilon), delta, n, confidence), d))
 
 
 def bassily_rho_grid(n: int, epsilon: float, *, factors: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0),

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -118,8 +120,10 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
 
     cluster = None
     if address == LOCAL:
-        cluster = LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        with warnings.catch_warnings():  # another cluster on the default HTTP port: the scheduler picks a free one
+            warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+            cluster = LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
     client = Client(cluster if cluster is not None else address)
     try:
         futures = {}
