@@ -1,5 +1,6 @@
 # dpkernels workbook: two commands do all the set-up on a fresh machine (Python >= 3.11).
-#   make reproduce [PROFILE=full|quick] [JOBS=N] [PAPERS="rubinstein2012 ..."]   (full: every paper's protocol; budget 15 min on 2 cores)
+#   make reproduce [PROFILE=full|quick|scale] [JOBS=N] [PAPERS="rubinstein2012 ..."]   (full: every paper's protocol; budget 15 min on 2 cores;
+#                                                                        scale: the frontier up to the full data on a Dask LocalCluster, target 30 min)
 #   make test
 PYTHON  ?= python3
 VENV    ?= .venv
@@ -13,6 +14,7 @@ STAMP   := $(VENV)/.dpkernels-installed
 
 help:
 	@echo "make reproduce [PROFILE=full|quick] [JOBS=N]  regenerate paper_figures/ and REPORT.md (default: full, JOBS=2)"
+	@echo "make reproduce PROFILE=scale                  the frontier from 1,000 rows to the full data, on a Dask LocalCluster"
 	@echo "make test                                     unit tests + nbval over notebooks/"
 	@echo "make bench                                    speed benchmarks (benchmarks/)"
 	@echo "make sync                                     update notebooks/*.ipynb inputs from their .py sources"

@@ -55,9 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dpkernels", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("reproduce", help="execute the notebooks and regenerate paper_figures/")
-    p.add_argument("--profile", choices=("quick", "full"), default="full",
+    p.add_argument("--profile", choices=("quick", "full", "scale"), default="full",
                    help="full (default): each paper's protocol (budget: 15 minutes on 2 cores with --jobs 2); quick: a first "
-                   "look, outputs in build/quick/")
+                   "look, outputs in build/quick/; scale: the frontier from a thousand rows to the full data on a Dask "
+                   "LocalCluster (or --scheduler), its reference outputs")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
     p.add_argument("--no-update", action="store_true", help="full profile: do not copy executed outputs into notebooks/*.ipynb")

@@ -9,6 +9,9 @@ and executed by papermill with the profile's parameters into ``build/<profile>/<
 * ``full`` (paper scale): figures and tables go to ``paper_figures/``, and the executed notebook, with papermill's
   injected-parameters cell (so that it shows the parameters that produced it) and without run metadata, replaces
   ``notebooks/<paper>.ipynb``; the prose templates (``docs/*.md``) are rendered into ``ERRATA.md`` and ``README.md``.
+* ``scale`` (only the frontier has it: a thousand rows to the full data, on a Dask cluster): the frontier's reference
+  profile (:data:`REFERENCE_PROFILES`), so it writes ``paper_figures/frontier`` and ``notebooks/frontier.ipynb`` the
+  way ``full`` does for the papers, while ``full`` runs a small frontier into ``build/full/``.
 
 Each run writes a per-notebook, per-section timing table (papermill records every cell's duration) to
 ``build/<profile>/timings.csv`` and, for the full profile, ``benchmarks/results/timings_full.csv``.
@@ -30,7 +33,8 @@ from joblib import Parallel, delayed
 from dpkernels.report import REPO_ROOT, build_report
 
 __all__ = ["NOTEBOOK_DIR", "BUILD_DIR", "available_papers", "run_notebook", "reproduce", "KERNEL_NAME",
-           "stable_cell_ids", "section_timings", "render_prose", "sync_notebook", "PROSE_TEMPLATES"]
+           "stable_cell_ids", "section_timings", "render_prose", "sync_notebook", "PROSE_TEMPLATES", "REFERENCE_PROFILES",
+           "reference_profile"]
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 BUILD_DIR = REPO_ROOT / "build"
@@ -39,11 +43,25 @@ KERNEL_NAME = "dpkernels"
 RUN_METADATA = ("papermill", "execution", "ExecuteTime")
 #: Prose rendered from templates after a full run: template -> output (both relative to the repository).
 PROSE_TEMPLATES = {"docs/ERRATA.md": "ERRATA.md", "docs/README.md": "README.md"}
+#: The profile whose run is a paper's reference (``paper_figures/<paper>``, ``notebooks/<paper>.ipynb``); "full" else.
+REFERENCE_PROFILES = {"frontier": "scale"}
 
 
-def available_papers(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
-    """Papers with a paired notebook (``notebooks/<paper>.py`` percent script)."""
-    return sorted(p.stem for p in Path(notebook_dir).glob("*.py") if (Path(notebook_dir) / f"{p.stem}.ipynb").exists())
+def reference_profile(paper: str) -> str:
+    """The profile that writes ``paper``'s reference outputs (:data:`REFERENCE_PROFILES`, default "full")."""
+    return REFERENCE_PROFILES.get(paper, "full")
+
+
+def available_papers(notebook_dir: Path = NOTEBOOK_DIR, profile: str | None = None) -> list[str]:
+    """Papers with a paired notebook (``notebooks/<paper>.py`` percent script), and with an entry for ``profile`` in
+    ``notebooks/profiles.yaml`` when one is given."""
+    papers = sorted(p.stem for p in Path(notebook_dir).glob("*.py") if (Path(notebook_dir) / f"{p.stem}.ipynb").exists())
+    if profile is None:
+        return papers
+    from dpkernels.profiles import _read
+
+    data = _read()
+    return [p for p in papers if profile in data.get(p, {})]
 
 
 def _kernel_name() -> str:
@@ -97,21 +115,22 @@ def run_notebook(
 ) -> RunResult:
     """Execute one notebook; returns its outcome (never raises for a failing notebook).
 
-    ``update_notebook`` (default: only for the full profile) copies the executed notebook to
-    ``notebooks/<paper>.ipynb``; ``figures_dir`` (default: ``build/quick/paper_figures`` for the quick profile,
-    ``paper_figures/`` for full) receives the figures and tables.
+    ``update_notebook`` (default: only for the paper's reference profile, :func:`reference_profile`) copies the
+    executed notebook to ``notebooks/<paper>.ipynb``; ``figures_dir`` (default: ``paper_figures/`` for the reference
+    profile, ``build/<profile>/paper_figures`` otherwise) receives the figures and tables.
     """
     import jupytext
     import nbformat
     import papermill as pm
 
+    reference = profile == reference_profile(paper)
     if update_notebook is None:
-        update_notebook = profile == "full"
+        update_notebook = reference
     out_dir = Path(build_dir) / profile
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook_dir = Path(notebook_dir)
     if figures_dir is None:
-        figures_dir = out_dir / "paper_figures" if profile != "full" else REPO_ROOT / "paper_figures"
+        figures_dir = REPO_ROOT / "paper_figures" if reference else out_dir / "paper_figures"
     nb = jupytext.read(notebook_dir / f"{paper}.py")
     stable_cell_ids(nb)
     kernel = _kernel_name()
@@ -224,12 +243,14 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         from dpkernels.sweep import SCHEDULER_ENV
 
         os.environ[SCHEDULER_ENV] = scheduler
-    todo = papers or available_papers()
-    unknown = sorted(set(todo) - set(available_papers()))
+    todo = papers or available_papers(profile=profile)
+    unknown = sorted(set(todo) - set(available_papers(profile=profile)))
     if unknown:
-        print(f"unknown paper(s) {unknown}; available: {available_papers()}", file=sys.stderr)
+        print(f"unknown paper(s) {unknown} for profile {profile}; available: {available_papers(profile=profile)}",
+              file=sys.stderr)
         return 2
-    figures = BUILD_DIR / profile / "paper_figures" if profile != "full" else REPO_ROOT / "paper_figures"
+    reference = any(reference_profile(p) == profile for p in todo)
+    figures = REPO_ROOT / "paper_figures" if reference else BUILD_DIR / profile / "paper_figures"
     where = f"{figures.relative_to(REPO_ROOT)}/" if figures.is_relative_to(REPO_ROOT) else str(figures)
     print(f"dpkernels reproduce: profile={profile}, {len(todo)} notebook(s), jobs={jobs}; outputs in {where}", flush=True)
     start = time.perf_counter()
@@ -256,11 +277,11 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
                                                              "seconds": round(wall, 1), "jobs": jobs}])
         timings = pd.concat([timings, totals], ignore_index=True)
         timings.to_csv(BUILD_DIR / profile / "timings.csv", index=False)
-        if profile == "full" and papers is None:
-            timings.to_csv(REPO_ROOT / "benchmarks" / "results" / "timings_full.csv", index=False)
+        if profile in ("full", "scale") and papers is None:
+            timings.to_csv(REPO_ROOT / "benchmarks" / "results" / f"timings_{profile}.csv", index=False)
     report = build_report(figures)
     print(f"report: {report} (wall time {wall:.0f} s)", flush=True)
-    if profile == "full" and all(r.ok for r in results):
+    if reference and all(r.ok for r in results):
         for path in render_prose():
             print(f"rendered {path.relative_to(REPO_ROOT)}", flush=True)
     return 0 if all(r.ok for r in results) else 1
