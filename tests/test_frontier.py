@@ -110,6 +110,10 @@ def test_hyper_parameters_follow_the_public_rules():
 def test_one_against_all_accounting():
     e, d = F.split_budget(1.0, 0.0, 6)
     assert d == 0.0 and F.accounted_epsilon([(e, d)] * 6, 1e-5) == pytest.approx(1.0)
+    for eps in (0.1, 0.3, 0.5, 0.7, 2.0, 8.0):  # the K parts never sum above the target in floating point
+        for k in range(2, 12):
+            e, _ = F.split_budget(eps, 0.0, k)
+            assert sum([e] * k) <= eps and F.accounted_epsilon([(e, 0.0)] * k, 1e-6) <= eps
     e, d = F.split_budget(1.0, 1e-5, 30)
     total = F.accounted_epsilon([(e, d)] * 30, 1e-5)
     assert total <= 1.0 and e > 1.0 / 30  # better than basic composition at 30 parts

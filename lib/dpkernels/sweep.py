@@ -120,10 +120,12 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
 
     cluster = None
     if address == LOCAL:
+        # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
+        # caller as exceptions, so the cluster's own logs are silenced
         with warnings.catch_warnings():  # another cluster on the default HTTP port: the scheduler picks a free one
             warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
             cluster = LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
     client = Client(cluster if cluster is not None else address)
     try:
         futures = {}

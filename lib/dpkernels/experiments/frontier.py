@@ -474,10 +474,9 @@ def _raw(name: str) -> tuple[pd.DataFrame, NDArray]:
         df = df[df["income"].notna() & (df["income"] != "")]
         df = df[df[D.ADULT_COLUMNS].notna().all(axis=1)].reset_index(drop=True)  # the population: complete rows
         return df, np.where(df["income"].str.rstrip(".") == ">50K", 1, -1)
-    if name == "kddcup99":
-        D.locate("kddcup99", download=False)
-        df = D._kdd_frame()
-        return df, np.where(df["label"].isin(D.KDD_DOS), -1, 1)
+    if name == "kddcup99":  # read here, not through datasets._kdd_frame, whose module-level copy would stay in memory
+        df = pd.read_csv(D.locate("kddcup99", download=False).path, header=None, names=D.KDD_COLUMNS, compression="gzip")
+        return df, np.where(df["label"].str.rstrip(".").isin(D.KDD_DOS), -1, 1)
     if name == "satimage":
         D.locate("satellite", download=False)
         ds = D.load_satimage("all")
@@ -497,10 +496,10 @@ def _feature_cache(name: str) -> Path:
 
 
 @functools.lru_cache(maxsize=4)
-def _population(name: str) -> tuple[Array, NDArray]:
+def _population(name: str) -> tuple[Path, NDArray]:
     """Every row of a data set through the public feature map (per record, so mapping all rows equals mapping the
-    drawn ones) and its labels.  Cached on disk under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's
-    source) and memory-mapped, so that worker processes share one copy in the page cache."""
+    drawn ones), saved once under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's source): the path of
+    the feature matrix (.npy) and the labels."""
     base = _feature_cache(name)
     xf, yf = base.with_suffix(".X.npy"), base.with_suffix(".y.npy")
     if not (xf.exists() and yf.exists()):
@@ -513,7 +512,21 @@ def _population(name: str) -> tuple[Array, NDArray]:
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
             np.save(tmp, arr)
             os.replace(tmp, path)
-    return np.load(xf, mmap_mode="r"), np.load(yf)
+    return xf, np.load(yf)
+
+
+def _rows(path: Path, idx: NDArray[np.intp]) -> Array:
+    """Rows ``idx`` of the saved feature matrix, read through a memory map that is closed again: only the copy stays
+    (a long-lived map would count the file's pages as the worker's resident memory, which joblib's loky workers
+    report as a leak)."""
+    X = np.load(path, mmap_mode="r")
+    order = np.argsort(idx, kind="stable")
+    try:
+        out = np.empty((len(idx), X.shape[1]))
+        out[order] = X[idx[order]]  # read in file order, placed in the requested order
+        return out
+    finally:
+        X._mmap.close()
 
 
 def available(name: str) -> str:
@@ -541,12 +554,12 @@ def training_sizes(name: str, grid: Sequence[int | str]) -> list[int]:
 def load_task_data(name: str, n_train: int, n_test: int, seed: int) -> tuple[Array, NDArray, Array, NDArray]:
     """Seed ``seed``'s test set (the first ``n_test`` rows of a seeded permutation of the population) and its training
     set of ``n_train`` rows (the next rows: the training sets of one seed are nested)."""
-    X, y = _population(name)
+    path, y = _population(name)
     if n_train + n_test > len(y):
         raise ValueError(f"{name} has {len(y)} rows, fewer than {n_train} + {n_test}")
     perm = np.random.default_rng([seed, 11]).permutation(len(y))
     te, tr = np.sort(perm[:n_test]), perm[n_test:n_test + n_train]
-    return np.asarray(X[tr]), y[tr], np.asarray(X[te]), y[te]
+    return _rows(path, tr), y[tr], _rows(path, te), y[te]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -571,14 +584,20 @@ def accounted_epsilon(parts: Sequence[tuple[float, float]], delta: float) -> flo
 def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     """Per-part (epsilon_k, delta_k) for k sequential parts within a total (epsilon, delta).
 
-    delta = 0: epsilon / k (basic composition, exact for pure DP).  delta > 0: delta_k = delta / (2k) and the
+    delta = 0: epsilon / k (basic composition, exact for pure DP), rounded down so that the k parts' floating-point sum
+    does not exceed epsilon.  delta > 0: delta_k = delta / (2k) and the
     largest epsilon_k (bisection) whose PLD-accounted composition at the remaining delta / 2 is <= epsilon."""
     if k < 1 or int(k) != k:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if epsilon <= 0:
         raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-    if delta == 0.0 or k == 1:
-        return epsilon / k, delta / k
+    if k == 1:
+        return epsilon, delta
+    if delta == 0.0:  # epsilon / k rounded down until k of them sum (in floating point) to at most epsilon
+        e = epsilon / k
+        while math.fsum([e] * k) > epsilon or sum([e] * k) > epsilon:
+            e = float(np.nextafter(e, 0.0))
+        return e, 0.0
     dk = delta / (2 * k)
     lo, hi = epsilon / k, epsilon
     for _ in range(40):
@@ -634,10 +653,7 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, Xtr: Array, y
         est.fit(Xtr, ytr)
         return est.predict(Xte), [_spent(est, mech)], {**p, **getattr(est, "chosen_params_", {})}
     classes = np.asarray(spec.classes)
-    if mech.privacy == "approx":
-        e_k, d_k = split_budget(float(eps), delta, K)
-    else:
-        e_k, d_k = float(eps) / K, 0.0
+    e_k, d_k = split_budget(float(eps), delta if mech.privacy == "approx" else 0.0, K)
     p = mech.params(e_k, {**info, "delta": d_k})
     scores, parts = np.empty((len(Xte), K)), []
     for j, c in enumerate(classes):
@@ -752,9 +768,16 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
 
     from dpkernels.sweep import ResultStore, run_sweep
 
+    from dpkernels.datasets import DatasetUnavailable
+
     if store is None:
         store = ResultStore(tempfile.mkdtemp(prefix="frontier-")) if os.environ.get("DPKERNELS_NO_CACHE") else \
             ResultStore.default("frontier")
+    for ds in sorted({c["dataset"] for c in configs}):  # build the feature caches once, here, not in every worker
+        try:
+            _population(ds)
+        except DatasetUnavailable:
+            pass  # the workers may have the data; a worker without it fails its task
     df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                    desc="frontier", cost=task_cost)
     for col in ("label", "paper", "privacy", "family"):
