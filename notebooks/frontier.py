@@ -161,6 +161,12 @@ checks.show_new()
 # thread; joblib's sequential backend for diffprivlib's own `joblib.Parallel`).  A task whose data file is missing
 # fails at once, naming its host.  Each seed draws its own test set and nested training sets (all mechanisms see the
 # same rows for a given seed: comparisons are paired).  A privacy-leak warning of any mechanism fails its task.
+#
+# (An earlier version of this notebook stored loky's warning "A worker stopped while some jobs were given to the
+# executor ... memory leak".  Its cause: each joblib worker kept the 271 MB KDDCup99 table in memory, and loky
+# replaces a worker whose resident memory grows by more than 300 MB after its first task; the replacement reloaded the
+# table.  Results were unaffected, each task being seeded by its configuration.  Now the public features are saved
+# once and each task reads its rows through a memory map that it closes again, and the larger profiles run on Dask.)
 
 # %%
 reasons = {ds: E.available(ds) for ds in P["datasets"]}
