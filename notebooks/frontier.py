@@ -126,8 +126,14 @@ for m in E.MECHANISMS.values():
     print(f"{m.name:30s} {m.source}" + (f"; stops at n = {m.max_n:,}: {m.limit}" if m.max_n else ""))
 print()
 example = {"n": 10_000, "d": 100, "K": 2, "dataset": "shuttle", "delta": E.DELTA}
+
+
+def show(v):  # six significant digits: the printed text is identical on any machine
+    return [show(x) for x in v] if isinstance(v, list) else f"{v:.6g}" if isinstance(v, float) else v
+
+
 rules = pd.DataFrame([{"mechanism": name, "params at n = 10,000, d = 100, eps = 1": json.dumps(
-    E.MECHANISMS[name].params(1.0, example), default=lambda v: round(v, 6), sort_keys=True)}
+    {k: show(v) for k, v in E.MECHANISMS[name].params(1.0, example).items()}, sort_keys=True)}
     for name in E.MECHANISMS if not name.startswith("nonprivate")])
 print(rules.to_string(index=False))
 
@@ -300,7 +306,16 @@ fig.tight_layout()
 plt.show()
 
 # %%
-rec[["dataset", "n_train", "epsilon", "best", "error", "se", "beats_majority", "equivalent", "undecided", "advice"]]
+rec[["dataset", "n_train", "epsilon", "best", "error", "se", "beats_majority", "equivalent", "undecided", "refused",
+     "advice"]]
+
+# %% [markdown]
+# Refusals: a mechanism whose certified solver cannot certify its minimiser to `solver_tol` times the sensitivity
+# refuses to release (the guarantee assumes the exact minimiser).  Such runs count as *no release*: they are left out
+# of the error statistics and listed here (`n_seeds` is the number of seeds that did release).
+
+# %%
+summary.loc[summary.refused > 0, ["dataset", "n_train", "mechanism", "epsilon", "refused", "n_seeds"]]
 
 # %%
 first = A.first_sizes(summary)

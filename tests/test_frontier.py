@@ -190,6 +190,31 @@ def test_a_privacy_leak_warning_fails_the_task(monkeypatch):
         F.run_task(_config("rubinstein-finite", "adult", eps=1.0))
 
 
+def test_a_refused_release_is_recorded_not_fatal(monkeypatch):
+    """A certified solver that cannot certify refuses to release: the run records it and the sweep goes on."""
+    real = F.MECHANISMS["rubinstein-finite"]
+
+    class Refusing:
+        def __init__(self, *a, **k):
+            pass
+
+        def fit(self, X, y):
+            raise RuntimeError("the solver certified ||w - w*|| <= 1, above solver_tol x sensitivity = 1e-05; refusing "
+                               "to release (the guarantee assumes the exact minimiser)")
+
+    monkeypatch.setitem(F.MECHANISMS, "rubinstein-finite",
+                        F.Mechanism("rubinstein-finite", "refusing", "test", "pure", "linear", real.params,
+                                    lambda p, e, d, info, r: Refusing(), "test"))
+    r = F.run_task(_config("rubinstein-finite", "adult", eps=1.0))
+    assert math.isnan(r["error"]) and "refusing to release" in r["refused"] and r["epsilon_spent"] == 0.0
+    runs = pd.concat([_runs({"chaudhuri-objective-logistic": [0.15, 0.151, 0.149]}),
+                      _runs({"rubinstein-finite": [math.nan, math.nan, 0.2]})], ignore_index=True)
+    summary = A.summarise(runs).set_index("mechanism")
+    assert summary.loc["rubinstein-finite", "refused"] == 2 and summary.loc["rubinstein-finite", "n_seeds"] == 1
+    rec = A.recommendation_map(runs, summary.reset_index())
+    assert rec["refused"].iloc[0] == "rubinstein-finite" and rec["best"].iloc[0] == "chaudhuri-objective-logistic"
+
+
 # ----------------------------------------------------------------------------------------------
 # the analysis, on synthetic results
 # ----------------------------------------------------------------------------------------------

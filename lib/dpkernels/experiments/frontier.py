@@ -692,8 +692,9 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     peak traced memory of the fit (MB), the training matrix's size (MB), the privacy spent as accounted, the
     hyper-parameters used and a digest of the predictions (for identity checks across executors).
 
-    A privacy-leak warning of any mechanism (a bound or label set taken from the data) fails the task.  A missing data
-    file raises :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here:
+    A privacy-leak warning of any mechanism (a bound or label set taken from the data) fails the task.  A mechanism
+    whose certified solver cannot certify its minimiser refuses to release: the result records the refusal (``refused``,
+    error NaN) instead of failing the sweep.  A missing data file raises :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here:
     a worker without the data fails fast instead of waiting)."""
     from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
 
@@ -715,16 +716,25 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
         warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
         tracemalloc.start()
         t0 = time.perf_counter()
-        pred, parts, params = _fit_predict(mech, config["epsilon"], config["delta"], Xtr, ytr, Xte, spec, rng)
-        seconds = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        try:
+            pred, parts, params = _fit_predict(mech, config["epsilon"], config["delta"], Xtr, ytr, Xte, spec, rng)
+        except RuntimeError as exc:  # a certified solver that cannot certify refuses to release: an outcome, not a bug
+            if "refusing to release" not in str(exc):
+                raise
+            return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan, "peak_mb": math.nan,
+                    "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0, "n_parts": 0,
+                    "d": int(Xtr.shape[1]), "params": "{}", "pred_digest": "", "refused": str(exc)[:300]}
+        finally:
+            seconds = time.perf_counter() - t0
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
     eps_spent = accounted_epsilon(parts, config["delta"]) if mech.privacy == "approx" else float(sum(e for e, _ in parts))
     return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte), "fit_seconds": float(seconds),
             "peak_mb": peak / 2**20, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent),
             "delta_spent": float(config["delta"] if mech.privacy == "approx" else 0.0), "n_parts": len(parts),
             "d": int(Xtr.shape[1]), "params": json.dumps(params, sort_keys=True, default=float),
-            "pred_digest": hashlib.sha1(np.ascontiguousarray(pred).astype(np.int64).tobytes()).hexdigest()[:16]}
+            "pred_digest": hashlib.sha1(np.ascontiguousarray(pred).astype(np.int64).tobytes()).hexdigest()[:16],
+            "refused": ""}
 
 
 def seeds_for(n: int, seeds: int | dict[int, int]) -> int:

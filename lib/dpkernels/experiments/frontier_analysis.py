@@ -137,21 +137,24 @@ def _beats(excess: pd.Series) -> verdicts.Outcome:
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, n, mechanism, epsilon): mean test error and its standard error over seeds, the majority-class
-    error, whether the mechanism beats it (three-valued, paired by seed), median fit seconds and peak memory, the
-    training matrix's size and the largest privacy spent."""
+    """Per (data set, n, mechanism, epsilon): mean test error and its standard error over the seeds it released on
+    (``refused``: the seeds whose certified solver refused to release), the majority-class error, whether the mechanism
+    beats it (three-valued, paired by seed), median fit seconds and peak memory and the largest privacy spent."""
     rows = []
     key = df.assign(_e=df["epsilon"].map(_eps_key))
     for (ds, n, m, e), g in key.groupby(["dataset", "n_train", "mechanism", "_e"], sort=True):
+        refused = int(g["error"].isna().sum())
+        g = g[g["error"].notna()]
         mean, se, k = _mean_se(g["error"])
         beat = _beats(g["base_error"] - g["error"])
         mech = MECHANISMS[m]
         rows.append({"dataset": ds, "task": DATASETS[ds].task, "n_train": int(n), "mechanism": m,
                      "epsilon": math.nan if e < 0 else e, "label": mech.label, "paper": mech.paper,
-                     "privacy": mech.privacy, "family": mech.family, "d": int(g["d"].iloc[0]), "error": mean, "se": se,
-                     "n_seeds": k, "base_error": float(g["base_error"].mean()), "beats_majority": beat.status,
-                     "fit_seconds": float(g["fit_seconds"].median()), "peak_mb": float(g["peak_mb"].median()),
-                     "train_mb": float(g["train_mb"].iloc[0]), "epsilon_spent_max": float(g["epsilon_spent"].max())})
+                     "privacy": mech.privacy, "family": mech.family, "error": mean, "se": se, "n_seeds": k,
+                     "refused": refused, "base_error": float(g["base_error"].mean()) if k else math.nan,
+                     "beats_majority": beat.status, "fit_seconds": float(g["fit_seconds"].median()) if k else math.nan,
+                     "peak_mb": float(g["peak_mb"].median()) if k else math.nan,
+                     "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -163,7 +166,10 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, margin: float = 
     refs = summary[summary["privacy"] == "none"]
     rows = []
     for (ds, n, e), g in priv.groupby(["dataset", "n_train", "epsilon"], sort=True):
-        g = g.sort_values(["error", "mechanism"])
+        refused = g[g["refused"] > 0]["mechanism"].tolist()
+        g = g[g["error"].notna()].sort_values(["error", "mechanism"])
+        if g.empty:
+            continue
         best = g.iloc[0]
         equivalent, beaten, undecided = [], [], []
         for m in g["mechanism"].iloc[1:]:
@@ -184,7 +190,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, margin: float = 
             "best_label": best["label"], "error": float(best["error"]), "se": float(best["se"]),
             "base_error": float(best["base_error"]), "beats_majority": best["beats_majority"],
             "equivalent": ";".join(equivalent), "beaten": ";".join(beaten), "undecided": ";".join(undecided),
-            "n_mechanisms": len(g), "any_beats_majority": bool(beating),
+            "n_mechanisms": len(g), "refused": ";".join(refused), "any_beats_majority": bool(beating),
             "beating_majority": ";".join(beating),
             "reference": r["mechanism"].iloc[0] if len(r) else "", "reference_error": float(r["error"].iloc[0]) if len(r) else math.nan,
             "advice": (f"{' or '.join(winners)}" if best["beats_majority"] == "holds" else
@@ -271,7 +277,7 @@ def reference_verdicts(summary: pd.DataFrame, df: pd.DataFrame, factor: float = 
 def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, mechanism, n): median fit seconds and peak traced memory over every run (epsilons and seeds), the
     training matrix's size and the peak's ratio to it."""
-    g = df.groupby(["dataset", "mechanism", "n_train"], sort=True)
+    g = df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism", "n_train"], sort=True)
     out = g.agg(fit_seconds=("fit_seconds", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
                 train_mb=("train_mb", "first"), runs=("fit_seconds", "size")).reset_index()
     out["memory_ratio_max"] = out["peak_mb_max"] / out["train_mb"]
@@ -286,7 +292,7 @@ def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
     cols = ["dataset", "mechanism", "label", "family", "sizes", "n_min", "n_max", "time_slope", "time_slope_se",
             "time_slope_df", "memory_slope"]
     rows = []
-    for (ds, m), g in df.groupby(["dataset", "mechanism"], sort=True):
+    for (ds, m), g in df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism"], sort=True):
         sizes = g["n_train"].nunique()
         if sizes < 3:
             continue
