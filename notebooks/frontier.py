@@ -56,7 +56,9 @@
 #     like $\sqrt{n}$"); Hall et al. give no rule, so their kernel machine gets the same SVM's $\lambda = 1/(2\sqrt n)$.
 #   * Bassily et al.'s margin $\rho$ at which the privacy term of their Theorem 3.2,
 #     $\Lambda r / (\rho \sqrt{\min(1, \varepsilon)\, n})$, equals 0.1 (ours, from the theorem's shape), with
-#     $\Lambda = 1$ (their footnote 1) and the paper's JL dimension $k$ (at most $d$).
+#     $\Lambda = 1$ (their footnote 1), the paper's JL dimension $k$ (at most $d$), and $\lceil \ln(m)
+#     \ln(1/\beta) \rceil$ full-batch steps of our noisy-gradient substitute for their DP-ERM step (the gradient count
+#     of their Lemma 3.1, $O(m \log(m) \log(1/\beta))$).
 #   * Park's published per-data-set setting (Table 7.1, favourable to Park: the thesis chose it on these data).
 #   * The RBF kernel $\exp(-\gamma \|x - y\|^2)$ with $\gamma = 1/r^2 = 1$: scikit-learn's documented `gamma="scale"`
 #     with the variance replaced by its public bound on the unit ball.

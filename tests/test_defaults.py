@@ -75,6 +75,12 @@ def test_bassily_rho():
     assert D.bassily_rho_grid(50, 0.1) == (0.25, 0.5, 1.0)
 
 
+def test_bassily_iterations_and_k():
+    assert D.bassily_iterations(484_000) == 40 and D.bassily_iterations(1000) == 21
+    assert D.bassily_k(1000, 5, 1.0, 1e-6) == 5  # at most d
+    assert 1 <= D.bassily_k(1000, 10_000, 1.0, 1e-6) < 1000  # the paper's k, O(eps m)
+
+
 def test_park_settings_are_table_7_1():
     assert D.park_settings("satimage") == {"box": 0.05, "gamma": 0.1, "lr": 0.001, "n_iter": 20, "r_max": 1.0}
     with pytest.raises(ValueError):
