@@ -114,6 +114,8 @@ def test_one_against_all_accounting():
         for k in range(2, 12):
             e, _ = F.split_budget(eps, 0.0, k)
             assert sum([e] * k) <= eps and F.accounted_epsilon([(e, 0.0)] * k, 1e-6) <= eps
+            e, d = F.split_budget(eps, 1e-6, k)  # at small eps basic composition of the parts decides: 0.1 / 7 * 7 > 0.1
+            assert F.accounted_epsilon([(e, d)] * k, 1e-6) <= eps
     e, d = F.split_budget(1.0, 1e-5, 30)
     total = F.accounted_epsilon([(e, d)] * 30, 1e-5)
     assert total <= 1.0 and e > 1.0 / 30  # better than basic composition at 30 parts

@@ -603,7 +603,7 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
             e = float(np.nextafter(e, 0.0))
         return e, 0.0
     dk = delta / (2 * k)
-    lo, hi = epsilon / k, epsilon
+    lo, hi = split_budget(epsilon, 0.0, k)[0], epsilon  # the pure split is always within the target
     for _ in range(40):
         mid = 0.5 * (lo + hi)
         if accounted_epsilon([(mid, dk)] * k, delta) <= epsilon:
