@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-import seaborn as sns
-from matplotlib.patches import Patch, Rectangle
 
 from dpkernels.experiments.frontier import MECHANISMS
+
+if TYPE_CHECKING:  # plotting is an extra (dpkernels[plot]): imported inside the functions
+    import matplotlib.pyplot as plt
 
 __all__ = ["SHORT", "palette", "plot_frontier", "plot_map", "plot_costs"]
 
@@ -24,14 +26,19 @@ SHORT = {
 
 def palette() -> dict[str, tuple[float, float, float]]:
     """One colour per mechanism, the same in every figure."""
+    import seaborn as sns
+
     names = list(MECHANISMS)
     colours = sns.color_palette("tab20", len(names))
     return dict(zip(names, colours))
 
 
-def plot_frontier(df: pd.DataFrame, dataset: str) -> plt.Figure:
+def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
     """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon; dashed: the
     non-private references; dotted: the majority class."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
     g = df[df["dataset"] == dataset]
     eps = sorted(g.loc[g["privacy"] != "none", "epsilon"].unique())
     fig, axes = plt.subplots(1, len(eps), figsize=(4.2 * len(eps), 4.4), sharey=True, squeeze=False)
@@ -58,10 +65,12 @@ def plot_frontier(df: pd.DataFrame, dataset: str) -> plt.Figure:
     return fig
 
 
-def plot_map(rec: pd.DataFrame, dataset: str, ax: plt.Axes) -> None:
+def plot_map(rec: pd.DataFrame, dataset: str, ax: "plt.Axes") -> None:
     """The recommendation map of one data set: training size (rows) against epsilon (columns), each cell coloured by
     the private mechanism with the lowest mean error, annotated with its error and the number of mechanisms
     equivalent to it (within the margin), hatched where no private mechanism beats the majority class."""
+    from matplotlib.patches import Patch, Rectangle
+
     r = rec[rec["dataset"] == dataset]
     ns = sorted(r["n_train"].unique())
     es = sorted(r["epsilon"].unique())
@@ -90,8 +99,10 @@ def plot_map(rec: pd.DataFrame, dataset: str, ax: plt.Axes) -> None:
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
 
 
-def plot_costs(curves: pd.DataFrame) -> plt.Figure:
+def plot_costs(curves: pd.DataFrame) -> "plt.Figure":
     """Median fit seconds and peak traced memory against training size (log-log), one column per data set."""
+    import matplotlib.pyplot as plt
+
     datasets = sorted(curves["dataset"].unique())
     fig, axes = plt.subplots(2, len(datasets), figsize=(4.2 * len(datasets), 8), squeeze=False)
     pal = palette()
