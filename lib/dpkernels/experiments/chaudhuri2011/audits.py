@@ -36,13 +36,12 @@ class AuditResult:
     control_exact_loss: float
     notes: str = ""
 
-    @property
-    def holds(self) -> bool:
-        return not verdicts.audit_refutes(self.epsilon_lb, self.epsilon)
-
-    @property
-    def has_power(self) -> bool:
-        return verdicts.audit_detects(self.control_lb, self.epsilon)
+    def outcome(self) -> verdicts.Outcome:
+        """The audit's verdict (:func:`dpkernels.verdicts.audit_verdict`): violated when the lower bound exceeds
+        epsilon, holds only when it does not and the negative control was caught above epsilon (the audit had power),
+        inconclusive otherwise (no control, or a control it missed)."""
+        control = None if np.isnan(self.control_lb) else self.control_lb
+        return verdicts.audit_verdict(self.epsilon_lb, self.epsilon, control_lb=control, control_claimed=self.epsilon)
 
     def row(self) -> dict[str, object]:
         return {"mechanism": self.mechanism, "epsilon": self.epsilon, "exact_loss": self.exact_loss,

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
+from scipy import sparse
 from sklearn.model_selection import KFold
 from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in kernels without ipywidgets
 
@@ -168,11 +169,15 @@ def _fold_path(Xtr: Array, ytr: Array, loss: str, requests: Sequence[Request], c
     content-addressed cache when an earlier run (or section) computed them."""
     n = Xtr.shape[0]
     c = make_loss(loss).curvature
-    lambdas = {10.0 ** r.log10_Lambda for r in requests if r.loss == loss}
-    for r in requests:
-        if r.loss == loss and r.method == "objective":
-            lambdas.add(10.0 ** r.log10_Lambda + B.theorem_9_parameters(r.epsilon, n, 10.0 ** r.log10_Lambda, c).Delta)
-    return cache.memory().cache(_nonprivate_path)(Xtr, ytr, loss, tuple(sorted(lambdas)), certified_gtol(solver_tol, 1.0, n), compress)
+    gtol = certified_gtol(solver_tol, 1.0, n)
+    solve = cache.memory().cache(_nonprivate_path)
+    path = dict(solve(Xtr, ytr, loss, tuple(sorted({10.0 ** r.log10_Lambda for r in requests if r.loss == loss})), gtol,
+                      compress))  # the same key whether or not the private columns are requested
+    extra = {10.0 ** r.log10_Lambda + B.theorem_9_parameters(r.epsilon, n, 10.0 ** r.log10_Lambda, c).Delta
+             for r in requests if r.loss == loss and r.method == "objective"} - set(path)
+    if extra:
+        path.update(solve(Xtr, ytr, loss, tuple(sorted(extra)), gtol, compress))
+    return path
 
 
 def _errors(X: Array, y: Array, W: Array) -> Array:
@@ -266,21 +271,24 @@ def _key(*parts: object) -> tuple[str, ...]:
 
 
 def table_frame(dataset: str, df: pd.DataFrame, explanations: Explanations | None = None) -> pd.DataFrame:
-    """Table 1 (adult) or 2 (kddcup99) in long format: published rows (n_runs = the paper's 10 folds, an ERRATA id where
-    ``explanations`` (computed by the investigations below, each with its check) explains a difference) and
-    reproduced rows (value, se, sd, n_runs) at eps = 0.1."""
+    """Table 1 (adult) or 2 (kddcup99) in long format, with the data set in a ``dataset`` column: published rows
+    (n_runs = the paper's 10 folds; ``errata`` names an ERRATA hypothesis whose test accepted this data set, from
+    :func:`~dpkernels.experiments.chaudhuri2011.hypotheses.explanations`) and reproduced rows (value, se, sd, n_runs)
+    at eps = 0.1."""
     name = "table_1" if dataset == "adult" else "table_2"
     ex = explanations or {}
     rows = []
     for (loss, method), values in PUBLISHED_TABLES[dataset].items():
         for e, v in zip(LAMBDA_EXPONENTS[dataset], values):
-            rows.append({"loss": loss, "method": method, "log10_Lambda": float(e), "source": "published", "value": v,
-                         "n_runs": PUBLISHED_N_RUNS["folds"], "errata": ex.get(_key(name, loss, method, e))})
+            rows.append({"dataset": dataset, "loss": loss, "method": method, "log10_Lambda": float(e),
+                         "source": "published", "value": v, "n_runs": PUBLISHED_N_RUNS["folds"],
+                         "errata": ex.get(_key(name, loss, method, e))})
     pub = pd.DataFrame(rows)
     if df is None or df.empty:
         return pub
     t = df[(df.method == "non-private") | np.isclose(df.epsilon.astype(float), 0.1)]
-    rep = summarise(t, ["loss", "method", "log10_Lambda"]).drop(columns="n_draws").assign(source="reproduced")
+    rep = summarise(t, ["loss", "method", "log10_Lambda"]).drop(columns="n_draws").assign(source="reproduced",
+                                                                                           dataset=dataset)
     rep["log10_Lambda"] = rep["log10_Lambda"].astype(float)
     return pd.concat([pub, rep], ignore_index=True)
 
@@ -294,8 +302,8 @@ def figure_2_3_frame(dataset: str, df: pd.DataFrame | None, explanations: Explan
     for (loss, method), pts in PUBLISHED_FIGURES_2_3[dataset].items():
         items = [(np.nan, pts)] if method == "non-private" else list(pts.items())
         for eps, v in items:
-            rows.append({"loss": loss, "method": method, "epsilon": eps, "source": "published", "value": v,
-                         "n_runs": PUBLISHED_N_RUNS["folds"], "errata": ex.get(_key(name, loss, method, eps))})
+            rows.append({"dataset": dataset, "loss": loss, "method": method, "epsilon": eps, "source": "published",
+                         "value": v, "n_runs": PUBLISHED_N_RUNS["folds"], "errata": ex.get(_key(name, loss, method, eps))})
     pub = pd.DataFrame(rows)
     if df is None or df.empty:
         return pub
@@ -304,116 +312,138 @@ def figure_2_3_frame(dataset: str, df: pd.DataFrame | None, explanations: Explan
         sel = df[(df.loss == loss) & (df.method == method) & np.isclose(df.log10_Lambda, e)]
         parts.append(sel)
     t = pd.concat(parts)
-    rep = summarise(t, ["loss", "method", "epsilon"]).drop(columns="n_draws").assign(source="reproduced")
+    rep = summarise(t, ["loss", "method", "epsilon"]).drop(columns="n_draws").assign(source="reproduced", dataset=dataset)
     return pd.concat([pub, rep], ignore_index=True)
-
-
-def paired_differences(df: pd.DataFrame, a: str, b: str, keys: Sequence[str]) -> pd.DataFrame:
-    """Mean of method a minus method b per ``keys`` with the standard error of the fold-paired difference and z."""
-    fm = df[df.method.isin([a, b])].groupby(list(keys) + ["method", "fold"]).error.mean().unstack("method")
-    diff = (fm[a] - fm[b]).rename("diff").reset_index()
-    g = diff.groupby(list(keys))["diff"].agg(mean="mean", sd="std", n="count").reset_index()
-    g["se"] = g["sd"] / np.sqrt(g["n"])
-    g["z"] = g["mean"] / g["se"]
-    return g
 
 
 # ----------------------------------------------------------------------------------------------
 # Figures 4-5: learning curves with private tuning (Algorithm 4)
 # ----------------------------------------------------------------------------------------------
-def _lc_task(X: Array, y: Array, size: int, perm: int, Lambdas: Sequence[float], losses: Sequence[str],
-             epsilons: Sequence[float], n_runs: int, val_size: int, test_size: int, random_state: int,
-             solver_tol: float) -> list[dict[str, object]]:
+def _lc_split(n_rows: int, size: int, perm: int, m: int, val_size: int, test_size: int, random_state: int
+              ) -> tuple[np.random.Generator, NDArray[np.intp], NDArray[np.intp], list[NDArray[np.intp]]]:
+    """One permutation of Algorithm 4's data: the generator (which then draws the noise), the test and validation
+    rows and ``m`` training parts of ``size`` rows."""
     rng = np.random.default_rng([random_state, size, perm])
-    order = rng.permutation(len(y))
+    order = rng.permutation(n_rows)
     te, va = order[:test_size], order[test_size:test_size + val_size]
-    m = len(Lambdas)
-    parts = [order[test_size + val_size + i * size: test_size + val_size + (i + 1) * size] for i in range(m)]
-    union = np.concatenate(parts)
+    off = test_size + val_size
+    return rng, te, va, [order[off + i * size: off + (i + 1) * size] for i in range(m)]
+
+
+def _mistakes(X: sparse.csr_matrix, y: Array, W: Array) -> NDArray[np.int64]:
+    """Mistakes of each row of W on (X, y) (X sparse: KDD's rows have about 12% non-zeros; predict +1 on ties)."""
+    return np.sum(np.where(X @ W.T >= 0, 1.0, -1.0) != y[:, None], axis=0)
+
+
+def _lc_task(X: Array, y: Array, size: int, perm: int, grids: dict[float, tuple[float, ...]], losses: Sequence[str],
+             epsilons: Sequence[float], n_runs: int, val_size: int, test_size: int, random_state: int,
+             solver_tol: float, nonprivate: bool) -> list[dict[str, object]]:
+    """One permutation at one part size, for every candidate grid at once.  The Lambdas of all grids are sorted and
+    Lambda number i is trained on part i mod m (m = 5, the grid length): the grids are runs of consecutive
+    half-decades, so each uses each part once, and a (part, Lambda) learner with its releases serves every grid that
+    contains that Lambda (common random numbers across grids)."""
+    lambdas = sorted({lam for g in grids.values() for lam in g})
+    m = len(next(iter(grids.values())))
+    rng, te, va, parts = _lc_split(len(y), size, perm, m, val_size, test_size, random_state)
+    Xva, Xte, yva, yte = sparse.csr_matrix(X[va]), sparse.csr_matrix(X[te]), y[va], y[te]
+    d = X.shape[1]
+    designs = [Design(X[p], y[p], compress=True) for p in parts] if epsilons else []  # shared by the losses
+    index = {key: [lambdas.index(lam) for lam in g] for key, g in grids.items()}
     rows: list[dict[str, object]] = []
-    designs = [Design(X[p], y[p], compress=True) for p in parts]  # one per part, shared by the losses
+    base = {"size": size, "perm": perm}
     for loss in losses:
         L = make_loss(loss)
-        # non-private baseline: the union of the parts, Lambda tuned on the validation part
-        path = cache.memory().cache(_nonprivate_path)(X[union], y[union], loss, tuple(sorted(Lambdas)),
-                                                      certified_gtol(solver_tol, 1.0, len(union)), True)
-        scores = [(_errors(X[va], y[va], path[lam][None])[0], _errors(X[te], y[te], path[lam][None])[0]) for lam in Lambdas]
-        rows.append({"size": size, "perm": perm, "loss": loss, "epsilon": np.nan, "method": "non-private", "run": 0,
-                     "error": float(min(scores)[1])})
-        centres = []
-        for i, lam in enumerate(Lambdas):
-            sol = solve_smooth_erm_batch(designs[i], None, L, lam, np.zeros((1, X.shape[1])), center=np.zeros(X.shape[1]),
-                                         gtol=certified_gtol(solver_tol, 1.0, size))
-            centres.append(sol.coef[0])
+        if nonprivate:  # the union of the parts, Lambda tuned on the validation part over each grid
+            union = np.concatenate(parts)
+            path = cache.memory().cache(_nonprivate_path)(X[union], y[union], loss, tuple(lambdas),
+                                                          certified_gtol(solver_tol, 1.0, len(union)), True)
+            W = np.array([path[lam] for lam in lambdas])
+            val, test = _mistakes(Xva, yva, W), _mistakes(Xte, yte, W) / len(te)
+            for key, idx in index.items():
+                pick = idx[int(np.argmin(val[idx]))]
+                rows.append({**base, "loss": loss, "epsilon": np.nan, "method": "non-private", "grid": key, "run": 0,
+                             "error": float(test[pick]), "selected_Lambda": lambdas[pick], "candidates": len(idx)})
+        centres = [solve_smooth_erm_batch(designs[i % m], None, L, lam, np.zeros((1, d)), center=np.zeros(d),
+                                          gtol=certified_gtol(solver_tol, 1.0, size)).coef[0]
+                   for i, lam in enumerate(lambdas)] if epsilons else []
         for eps in epsilons:
             for method in ("output", "objective"):
-                val_mis = np.full((m, n_runs), np.inf)
-                test_err = np.full((m, n_runs), np.nan)
-                for i, lam in enumerate(Lambdas):
+                val_mis = np.full((len(lambdas), n_runs), np.inf)
+                test_err = np.full((len(lambdas), n_runs), np.nan)
+                for i, lam in enumerate(lambdas):
                     if method == "output":
-                        beta = B.theorem_6_beta(eps, size, lam)
-                        W = noise_release(np.broadcast_to(centres[i], (n_runs, X.shape[1])), "gamma_norm", 1.0 / beta,
-                                          noise="lattice", random_state=rng)
+                        W = noise_release(np.broadcast_to(centres[i], (n_runs, d)), "gamma_norm",
+                                          1.0 / B.theorem_6_beta(eps, size, lam), noise="lattice", random_state=rng)
                     else:
                         p = B.theorem_9_parameters(eps, size, lam, L.curvature)
                         if p.branch != "eps' > 0":  # the paper restricts Algorithm 2 to the eps' > 0 regime
                             continue
-                        W = objective_releases(designs[i], L, lam, p, unit_gamma_noise(n_runs, X.shape[1], "lattice", rng),
+                        W = objective_releases(designs[i % m], L, lam, p, unit_gamma_noise(n_runs, d, "lattice", rng),
                                                data_norm=1.0, solver_tol=solver_tol, center=centres[i])
-                    val_mis[i] = np.sum(np.where(X[va] @ W.T >= 0, 1.0, -1.0) != y[va][:, None], axis=0)
-                    test_err[i] = _errors(X[te], y[te], W)
-                ok = np.flatnonzero(np.isfinite(val_mis[:, 0]))
-                if ok.size == 0:
-                    continue
-                for r in range(n_runs):
-                    pick = ok[lattice.exponential_mechanism_exact(-val_mis[ok, r], eps, 1.0, rng)]
-                    rows.append({"size": size, "perm": perm, "loss": loss, "epsilon": eps, "method": method, "run": r,
-                                 "error": float(test_err[pick, r]), "selected_Lambda": Lambdas[pick],
-                                 "candidates": int(ok.size)})
+                    val_mis[i] = _mistakes(Xva, yva, W)
+                    test_err[i] = _mistakes(Xte, yte, W) / len(te)
+                for key, idx in index.items():
+                    ok = [i for i in idx if np.isfinite(val_mis[i, 0])]
+                    for r in range(n_runs if ok else 0):
+                        pick = ok[lattice.exponential_mechanism_exact(-val_mis[ok, r], eps, 1.0, rng)]
+                        rows.append({**base, "loss": loss, "epsilon": eps, "method": method, "grid": key, "run": r,
+                                     "error": float(test_err[pick, r]), "selected_Lambda": lambdas[pick],
+                                     "candidates": len(ok)})
     return rows
 
 
-def learning_curves(data: Dataset, sizes: Sequence[int], Lambdas: Sequence[float], losses: Sequence[str],
-                    epsilons: Sequence[float], n_perms: int, n_runs: int, val_size: int = 25000, test_size: int = 25000,
-                    random_state: int = 0, n_jobs: int = 1, solver_tol: float = 1e-3, progress: bool = True) -> pd.DataFrame:
-    """Algorithm 4 end to end (Figures 4-5): m = len(Lambdas) training parts of ``size`` rows, a validation and a test
-    part per permutation.  Each part's learner is solved once (non-private minimiser) and all ``n_runs`` releases
-    come from it (output perturbation) or are solved together (objective perturbation, restricted to Lambdas in the
-    eps' > 0 regime as in the paper); the exponential mechanism (sampled exactly) picks one learner per run from its
-    validation mistakes.  The non-private baseline trains on the union of the parts and picks Lambda on the
-    validation part."""
+def learning_curves(data: Dataset, sizes: Sequence[int], grids: dict[float, tuple[float, ...]], losses: Sequence[str],
+                    epsilons: Sequence[float], n_perms: int, n_runs: int, *, nonprivate_sizes: Sequence[int] | None = None,
+                    val_size: int = 25000, test_size: int = 25000, random_state: int = 0, n_jobs: int = 1,
+                    solver_tol: float = 1e-3, progress: bool = True) -> pd.DataFrame:
+    """Algorithm 4 end to end (Figures 4-5) for every candidate Lambda grid (``grids``: key -> five Lambdas): m = 5
+    training parts of ``size`` rows, a validation and a test part per permutation.  Each (part, Lambda) learner is
+    solved once (non-private minimiser) and all ``n_runs`` releases come from it (output perturbation) or are solved
+    together (objective perturbation, restricted to Lambdas in the eps' > 0 regime as in the paper); the exponential
+    mechanism (sampled exactly) picks one learner per run and grid from its validation mistakes.  The non-private
+    baseline (at ``nonprivate_sizes``, default the smallest size: 5 parts of it, the paper's smallest non-private
+    training set at the paper's sizes) trains on the union of the parts and picks Lambda on the validation part.
+    ``epsilons=()`` runs the non-private baseline alone (the grid rule needs nothing else); ``nonprivate_sizes=()``
+    skips it.  Columns: size, perm, loss, epsilon, method, grid, run, error, selected_Lambda, candidates."""
     X, y = data.X, data.y.astype(float)
-    need = len(Lambdas) * max(sizes) + val_size + test_size
+    m = {len(g) for g in grids.values()}
+    if len(m) != 1:
+        raise ValueError("every grid needs the same number of Lambdas")
+    need = m.pop() * max(sizes) + val_size + test_size
     if need > len(y):
         raise ValueError(f"{need} rows needed, {len(y)} available: scale the sizes down")
-    tasks = [(s, p) for s in sizes for p in range(n_perms)]
-    jobs = (delayed(_lc_task)(X, y, s, p, list(Lambdas), list(losses), list(epsilons), n_runs, val_size, test_size,
-                              random_state, solver_tol) for s, p in tasks)
+    np_sizes = {min(sizes)} if nonprivate_sizes is None else set(nonprivate_sizes)
+    tasks = [(s, p) for s in sizes for p in range(n_perms) if epsilons or s in np_sizes]
+    jobs = (delayed(_lc_task)(X, y, s, p, grids, list(losses), list(epsilons), n_runs, val_size, test_size,
+                              random_state, solver_tol, s in np_sizes) for s, p in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     rows = [r for block in tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
                                 leave=False) for r in block]
     return pd.DataFrame(rows)
 
 
-def learning_curve_frame(lc: pd.DataFrame | None, explanations: Explanations | None = None) -> pd.DataFrame:
-    """Figures 4-5 in long format: published points (their sizes, 60,000-120,000 rows per part) and ours; a size run
-    by both pairs, as do the flat non-private lines (size NaN)."""
+def learning_curve_frame(lc: pd.DataFrame | None, grid: float | None = None,
+                         explanations: Explanations | None = None) -> pd.DataFrame:
+    """Figures 4-5 in long format for one grid: published points (their sizes, 60,000-120,000 rows per part) and ours;
+    a size run by both pairs, as do the flat non-private lines (size NaN)."""
     ex = explanations or {}
-    pub = [{"figure": 4 if l == "logistic" else 5, "loss": l, "epsilon": e, "method": m, "size": s, "source": "published",
-            "value": v, "n_runs": PUBLISHED_N_RUNS["permutations"], "errata": ex.get(_key("figure_4_5", l, e, m, s))}
+    pub = [{"figure": 4 if l == "logistic" else 5, "dataset": "kddcup99", "loss": l, "epsilon": e, "method": m, "size": s,
+            "source": "published", "value": v, "n_runs": PUBLISHED_N_RUNS["permutations"],
+            "errata": ex.get(_key("figure_4_5", l, e, m, s))}
            for (l, e, m), vals in PUBLISHED_FIGURES_4_5.items() for s, v in zip(PUBLISHED_FIGURES_4_5_SIZES, vals)]
-    pub += [{"figure": 4 if l == "logistic" else 5, "loss": l, "epsilon": np.nan, "method": "non-private", "size": np.nan,
-             "source": "published", "value": v, "n_runs": PUBLISHED_N_RUNS["permutations"],
-             "errata": ex.get(_key("figure_4_5", l, np.nan, "non-private", np.nan))} for l, v in PUBLISHED_FIGURES_4_5_NONPRIVATE.items()]
+    pub += [{"figure": 4 if l == "logistic" else 5, "dataset": "kddcup99", "loss": l, "epsilon": np.nan,
+             "method": "non-private", "size": np.nan, "source": "published", "value": v,
+             "n_runs": PUBLISHED_N_RUNS["permutations"], "errata": ex.get(_key("figure_4_5", l, np.nan, "non-private", np.nan))}
+            for l, v in PUBLISHED_FIGURES_4_5_NONPRIVATE.items()]
     frame = pd.DataFrame(pub)
     if lc is None or lc.empty:
         return frame
+    lc = lc[np.isclose(lc["grid"], grid)] if grid is not None else lc
     rep = summarise(lc[lc.method != "non-private"], ["loss", "epsilon", "method", "size"], unit="perm")
     np_all = summarise(lc[lc.method == "non-private"].assign(size=np.nan), ["loss", "epsilon", "method", "size"], unit="perm")
-    rep = pd.concat([rep, np_all], ignore_index=True).drop(columns="n_draws").assign(source="reproduced")
+    rep = pd.concat([rep, np_all], ignore_index=True).drop(columns="n_draws").assign(source="reproduced", dataset="kddcup99")
     rep["figure"] = np.where(rep["loss"] == "logistic", 4, 5)
     return pd.concat([frame, rep], ignore_index=True)
-
 
 
 # ----------------------------------------------------------------------------------------------
