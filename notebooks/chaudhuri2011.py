@@ -240,7 +240,7 @@ f"adult: {len(runs['adult'])} errors, {runs['adult'].fold.nunique()} folds, {P['
 # Table 2's non-private column fits another task (any attack against normal traffic) better, and "normalised" can
 # mean projecting each row onto the unit ball or dividing every row by the largest row norm.  The candidate readings
 # are these two tasks times these two normalisations, each on a 70,000-row sample with the full file's label
-# composition.  **The rule, fixed here before any private column is computed**, uses the one column that involves
+# composition.  **The rule, fixed here before any private KDD column is computed**, uses the one column that involves
 # no noise:
 
 # %%

@@ -116,7 +116,7 @@ def reading_from_label(label: str) -> KDDReading:
     return KDDReading(task, composition, row_normalization)
 
 READING_RULE = ("Readings of the KDD protocol are ranked by Table 2's non-private column alone (no noise is involved): "
-                "most of its 16 published entries within 3 standard errors of the difference (10 folds; the published "
+                "most of its 16 published entries within 3 standard errors of the difference (over the protocol's folds; the published "
                 "se from our fold spread), ties broken by the smaller sum of squared z. The best-ranked reading is the "
                 "reading of Table 2, Figure 3 and Figures 4-5; the private columns never enter the rule.")
 
