@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -17,23 +17,23 @@
 # # Bassily, Mohri and Suresh (2022): differentially private learning with margin guarantees
 #
 # *Differentially Private Learning with Margin Guarantees*, NeurIPS 2022 (arXiv 2204.10376).  The paper gives
-# DP learners whose error bounds depend on a confidence margin rho and not on the dimension d: a pure-DP
-# exponential mechanism after a JL projection (Algorithm 1, Theorem 3.1), an efficient (eps, delta)-DP learner
-# (Algorithm 2: JL, projection onto a ball, DP-ERM on the rho-hinge loss; Theorem 3.2), its kernel version
+# DP learners whose error bounds depend on a confidence margin $\rho$ and not on the dimension $d$: a pure-DP
+# exponential mechanism after a JL projection (Algorithm 1, Theorem 3.1), an efficient $(\varepsilon, \delta)$-DP learner
+# (Algorithm 2: JL, projection onto a ball, DP-ERM on the $\rho$-hinge loss; Theorem 3.2), its kernel version
 # through random Fourier features (Algorithm 3, Theorems 4.1-4.2) and a pure-DP learner for networks (Theorem 5.1).
 # It has no experiments.
 #
 # **Sources.**  Only a damaged extraction of the main text survives here; `bassily2022-formulas.md` restores the
 # statements from the authors' COLT 2022 open-problem note or reconstructs them, each tagged.  The appendices were
 # not recovered: the DP-ERM subroutine (Algorithm 4), the fast JL construction (Lemma A.4), the private choice of
-# rho (Appendix F) and every proof.  What stands in for them here is **ours**, and said so wherever it is used:
+# $\rho$ (Appendix F) and every proof.  What stands in for them here is **ours**, and said so wherever it is used:
 #
-# * the DP-ERM step of Algorithm 2 is noisy projected subgradient descent (T Gaussian steps, composed exactly and
+# * the DP-ERM step of Algorithm 2 is noisy projected subgradient descent ($T$ Gaussian steps, composed exactly and
 #   calibrated with `dp-accounting`; each step floating-point safe), not the paper's Algorithm 4;
 # * the fast JL transform is our subsampled randomised Hadamard transform (SRHT) or a dense Rademacher matrix;
-# * the unknown constants (the k of Algorithms 1-2, the O~ of the bounds, Algorithm 1's score margin) are
-#   parameters, with defaults (1, rho / 2) that are ours;
-# * the private choice of rho (a grid, composition of the candidates, the exponential mechanism on held-out data).
+# * the unknown constants (the $k$ of Algorithms 1-2, the $\tilde O$ of the bounds, Algorithm 1's score margin) are
+#   parameters, with defaults ($1$, $\rho/2$) that are ours;
+# * the private choice of $\rho$ (a grid, composition of the candidates, the exponential mechanism on held-out data).
 #
 # Each check below is a row of `paper_figures/bassily2022/checks.csv`; every violated row is explained in
 # `ERRATA.md` (ids B1, B2, ...).  Synthetic data with a known margin have an exact population error (no test set):
@@ -63,7 +63,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.verdicts import rate_at_most, slope, slope_agrees, status
 
 P = profiles.load("bassily2022", profile, sizes)
-OUT = output_dir("bassily2022")
+OUT = output_dir("bassily2022", profile)
 checks = Checks("bassily2022")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)
@@ -89,9 +89,9 @@ def mean_se(df, by, col="error"):
 # ## The statements as calculators
 #
 # `dpkernels.bounds.bassily` has one function per statement, each naming its source tag (seed text, COLT22,
-# reconstructed, ours).  The table evaluates them at a few settings: the k of Algorithm 2 grows like eps m; the
-# cover that Algorithm 1 enumerates has 10^16 to 10^2580 points at the theorem's k; Algorithm 3's D = m^2 log(2m /
-# beta) needs a 1.2 GB feature matrix at m = 200 and 170 GB at m = 1000; Theorem 5.1's networks need thousands of
+# reconstructed, ours).  The table evaluates them at a few settings: the $k$ of Algorithm 2 grows like $\varepsilon m$; the
+# cover that Algorithm 1 enumerates has $10^{16}$ to $10^{2580}$ points at the theorem's $k$; Algorithm 3's
+# $D = m^2 \log(2m/\beta)$ needs a 1.2 GB feature matrix at $m = 200$ and 170 GB at $m = 1000$; Theorem 5.1's networks need thousands of
 # JL dimensions per layer.
 
 # %%
@@ -105,10 +105,10 @@ pd.DataFrame([{"calculator": k, "statement": v[0], "source": v[1]} for k, v in B
 # %% [markdown]
 # Two statements of the paper disagree with others of its own:
 #
-# * Theorem 4.2 says Algorithm 3 is (eps, delta)-DP "for any eps > 0 and delta in (0, 1)", but Algorithm 3 runs
-#   Algorithm 2, whose guarantee (Lemma 3.1, Theorem 3.2) needs delta < 1/m and eps <= log(1/delta);
-# * Theorem 5.1's bound reads r (2 Lambda)^L sqrt(N Upsilon) / (rho sqrt(m)) + ... in the main text and
-#   r Lambda^L sqrt(N L) / (rho sqrt(m)) + ... in the authors' COLT note.
+# * Theorem 4.2 says Algorithm 3 is $(\varepsilon, \delta)$-DP "for any $\varepsilon > 0$ and $\delta \in (0, 1)$", but Algorithm 3 runs
+#   Algorithm 2, whose guarantee (Lemma 3.1, Theorem 3.2) needs $\delta < 1/m$ and $\varepsilon \le \log(1/\delta)$;
+# * Theorem 5.1's bound reads $r (2\Lambda)^L \sqrt{N \Upsilon} / (\rho \sqrt{m}) + \dots$ in the main text and
+#   $r \Lambda^L \sqrt{N L} / (\rho \sqrt{m}) + \dots$ in the authors' COLT note.
 
 # %%
 broken = B.algorithm_2_conditions(2.0, 0.5, 100)
@@ -130,10 +130,10 @@ checks.add("Theorem 5.1 (two versions)", "the main text's bound equals the COLT2
 # %% [markdown]
 # ## JL transforms (Sections 3.1-3.2)
 #
-# Algorithm 1 draws Phi with entries +-1/sqrt(k); Algorithm 2 uses "the fast JL construction of Lemma A.4" in
-# O(d log d) time (not recovered).  `dpkernels.jl` offers dense Rademacher, Gaussian and sparse projections
+# Algorithm 1 draws $\Phi$ with entries $\pm 1/\sqrt{k}$; Algorithm 2 uses "the fast JL construction of Lemma A.4" in
+# $O(d \log d)$ time (not recovered).  `dpkernels.jl` offers dense Rademacher, Gaussian and sparse projections
 # (scikit-learn's, seeded from our generator) and our SRHT.  For each, the largest squared-norm distortion over
-# n unit vectors and draws of Phi, against the dense JL bound (Achlioptas 2003, Theorem 1.1 with a union bound:
+# $n$ unit vectors and draws of $\Phi$, against the dense JL bound (Achlioptas 2003, Theorem 1.1 with a union bound:
 # proven for the dense Rademacher, Gaussian and density-1/3 sparse matrices), on dense random vectors and on
 # spiky ones (one-hot rows, as in Adult's categorical columns).
 
@@ -175,12 +175,12 @@ checks.agrees("SRHT (our Lemma A.4 substitute)", "P(max norm distortion > dense 
               detail="the paper's fast JL (Lemma A.4) is not recovered; this is our transform against the dense bound")
 
 # %% [markdown]
-# All transforms shrink their distortion like k^-1/2.  On one-hot rows the very sparse projection (density
-# 1/sqrt(d), scikit-learn's default) distorts far more than the bound: a column of Phi with few non-zeros maps
-# e_j to a vector of random length; the SRHT first spreads every input over all coordinates and behaves like
+# All transforms shrink their distortion like $k^{-1/2}$.  On one-hot rows the very sparse projection (density
+# $1/\sqrt{d}$, scikit-learn's default) distorts far more than the bound: a column of $\Phi$ with few non-zeros maps
+# $e_j$ to a vector of random length; the SRHT first spreads every input over all coordinates and behaves like
 # the dense matrix.  (Not a claim of the paper: the reason its fast transform must be a mixing one.)
 #
-# Time.  The SRHT costs O(d log d) per row whatever k; a dense k x d matrix costs O(d k).  One run on this
+# Time.  The SRHT costs $O(d \log d)$ per row whatever $k$; a dense $k \times d$ matrix costs $O(dk)$.  One run on this
 # machine (timings of a single run depend on the load; the repeated measurement is `benchmarks/bench_bassily2022.py`):
 
 # %%
@@ -190,10 +190,10 @@ jl_timing.pivot_table(index="k", columns="projection", values="seconds").round(3
 # %% [markdown]
 # ## Algorithm 2: privacy (Theorem 3.2, with our DP-ERM step)
 #
-# Each of the T steps releases the averaged rho-hinge subgradient plus N(0, sigma^2 I) on a grid.  Every feature
-# lies in B^k(2r), so a per-example subgradient has norm <= L = 2r / rho and the average has replace-one
-# sensitivity 2L / m; T Gaussian steps compose exactly into one Gaussian mechanism with sensitivity sqrt(T) 2L / m,
-# and sigma is `dp-accounting`'s analytic calibration of it.  The guarantee of a fit:
+# Each of the $T$ steps releases the averaged $\rho$-hinge subgradient plus $N(0, \sigma^2 I)$ on a grid.  Every feature
+# lies in $B^k(2r)$, so a per-example subgradient has norm $\le L = 2r/\rho$ and the average has replace-one
+# sensitivity $2L/m$; $T$ Gaussian steps compose exactly into one Gaussian mechanism with sensitivity $\sqrt{T}\, 2L/m$,
+# and $\sigma$ is `dp-accounting`'s analytic calibration of it.  The guarantee of a fit:
 
 # %%
 X_demo = E.margin_data(200, 50, 0.3, random_state=seed)
@@ -201,13 +201,13 @@ demo = PrivateMarginClassifier(epsilon=1.0, delta=1e-6, rho=0.3, data_norm=1.0, 
 print(demo.guarantee_)
 
 # %% [markdown]
-# **Audit.**  An adversarial pair with k = 1: D holds (x*, +1) and m - 1 zero rows (whose subgradients vanish);
-# D' flips the first label.  x* is the input direction that Phi (public, data-independent) stretches most, so its
-# image is projected to norm exactly 2r and the two averaged gradients differ by exactly the calibrated
-# sensitivity 2L/m.  With a small learning rate the dynamics stay linear, the released w-tilde is Gaussian and the
-# pair's exact privacy loss is computable: for T = 1 it equals the claimed eps; for T = 10 the average of the
+# **Audit.**  An adversarial pair with $k = 1$: $D$ holds $(x^*, +1)$ and $m - 1$ zero rows (whose subgradients vanish);
+# $D'$ flips the first label.  $x^*$ is the input direction that $\Phi$ (public, data-independent) stretches most, so its
+# image is projected to norm exactly $2r$ and the two averaged gradients differ by exactly the calibrated
+# sensitivity $2L/m$.  With a small learning rate the dynamics stay linear, the released $\tilde w$ is Gaussian and the
+# pair's exact privacy loss is computable: for $T = 1$ it equals the claimed $\varepsilon$; for $T = 10$ the average of the
 # iterates hides part of the transcript.  Releases are drawn in one vectorised pass; the negative control halves
-# sigma on the same pair.
+# $\sigma$ on the same pair.
 
 # %%
 audits2 = pd.concat([E.audit_algorithm_2(P["audit2_releases"], n_iter=T, random_state=seed) for T in P["audit2_iters"]],
@@ -234,14 +234,14 @@ print(checks.agrees("Algorithm 2 accounting", f"PLD composition of the T = {T_de
                     detail="two accountants of the same composition"))
 
 # %% [markdown]
-# The audit's lower bound stays below eps = 1 and, for T = 1, approaches the pair's exact loss, which equals the
-# claim: the calibration is tight.  Halving sigma is caught.
+# The audit's lower bound stays below $\varepsilon = 1$ and, for $T = 1$, approaches the pair's exact loss, which equals the
+# claim: the calibration is tight.  Halving $\sigma$ is caught.
 #
 # ## Algorithm 1: the exponential mechanism over a cover (Theorem 3.1, pure DP)
 #
-# The theorem's k is O(Lambda^2 r^2 / rho^2 log(m / beta)) and its cover has (1 + 40 Lambda r / rho)^k points:
-# far beyond any enumeration.  We run the mechanism for k = 1 to 3 (a grid cover, exact sampling), which is not
-# the theorem's algorithm; its accuracy shows why the theorem needs a large k.
+# The theorem's $k$ is $O(\Lambda^2 r^2 / \rho^2 \, \log(m/\beta))$ and its cover has $(1 + 40 \Lambda r/\rho)^k$ points:
+# far beyond any enumeration.  We run the mechanism for $k = 1$ to 3 (a grid cover, exact sampling), which is not
+# the theorem's algorithm; its accuracy shows why the theorem needs a large $k$.
 
 # %%
 alg1 = []
@@ -258,10 +258,10 @@ alg1.append({"k": k_thm, "cover size (ours)": np.nan, "log10 cover bound (1 + 40
 pd.DataFrame(alg1).assign(note=["ours"] * len(P["alg1_ks"]) + ["the theorem's k (constant 1)"])
 
 # %% [markdown]
-# The audit uses k = 1 and a pair built like Algorithm 2's, plus copies of (x*, +1) that make the cover points
-# where the flipped row helps D' unlikely: there the log-ratio approaches eps.  The exact privacy loss of the pair
-# is the largest |log P_D(c) - log P_D'(c)| over the cover (enumeration); the releases come from the mechanism's
-# own exact sampler.  Negative control: the same pair at 2 eps (half the Gumbel noise), eps claimed.
+# The audit uses $k = 1$ and a pair built like Algorithm 2's, plus copies of $(x^*, +1)$ that make the cover points
+# where the flipped row helps $D'$ unlikely: there the log-ratio approaches $\varepsilon$.  The exact privacy loss of the pair
+# is the largest $|\log P_D(c) - \log P_{D'}(c)|$ over the cover (enumeration); the releases come from the mechanism's
+# own exact sampler.  Negative control: the same pair at $2\varepsilon$ (half the Gumbel noise), $\varepsilon$ claimed.
 
 # %%
 audit1 = E.audit_algorithm_1(P["audit1_releases"], random_state=seed)
@@ -278,14 +278,14 @@ print(checks.at_least("audit (negative control)", "Algorithm 1 sampled at 2 eps 
 audit1
 
 # %% [markdown]
-# ## Theorem 3.2 against measured error; the DP-ERM substitute's own bound; the choice of k
+# ## Theorem 3.2 against measured error; the DP-ERM substitute's own bound; the choice of $k$
 #
-# Data with margin a = 0.5 (d = 1,000), rho = a, Lambda = r = 1: w = u attains L-hat^rho_S = 0, so the bound is
-# its O~ term.  Its constant and log factors are lost; we evaluate it with constant 1 and log factor
-# sqrt(log(m / beta)) (ours) and count the runs above it (the theorem allows a fraction beta).  Algorithm 2 uses
-# the paper's k (constant 1) and our DP-ERM step, so this tests the pipeline, not the paper's Algorithm 4.
+# Data with margin $a = 0.5$ ($d = 1000$), $\rho = a$, $\Lambda = r = 1$: $w = u$ attains $\hat L^\rho_S = 0$, so the bound is
+# its $\tilde O$ term.  Its constant and log factors are lost; we evaluate it with constant 1 and log factor
+# $\sqrt{\log(m/\beta)}$ (ours) and count the runs above it (the theorem allows a fraction $\beta$).  Algorithm 2 uses
+# the paper's $k$ (constant 1) and our DP-ERM step, so this tests the pipeline, not the paper's Algorithm 4.
 # The substitute's own expected excess-risk bound (projected stochastic subgradient descent) is checked on the
-# same runs: its empirical rho-hinge loss on S_Phi is at most the bound (the minimum is >= 0).
+# same runs: its empirical $\rho$-hinge loss on $S_\Phi$ is at most the bound (the minimum is $\ge 0$).
 
 # %%
 t32 = E.theorem_3_2_experiment(P["t32_ms"], P["t32_seeds"], n_jobs=P["n_jobs"], random_state=seed)
@@ -308,8 +308,8 @@ for _, r in t32s.iterrows():
                          measured=round(r.hinge, 4), detail=f"k = {int(r.k)}, T = {int(r.n_iter)}; not the paper's Lemma 3.1"))
 
 # %% [markdown]
-# The paper's k (constant 1) is small for m in the hundreds (k = 10 at m = 500), and then the JL distortion
-# dominates the error.  Error against k at m = 500, d = 1,000, margin 0.3 (Lambda r / rho = 3.3):
+# The paper's $k$ (constant 1) is small for $m$ in the hundreds ($k = 10$ at $m = 500$), and then the JL distortion
+# dominates the error.  Error against $k$ at $m = 500$, $d = 1000$, margin 0.3 ($\Lambda r/\rho = 3.3$):
 
 # %%
 kx = E.k_experiment(P["k_ks"], 500, 1000, P["k_seeds"], n_jobs=P["n_jobs"], random_state=seed)
@@ -320,15 +320,15 @@ kxs
 # %% [markdown]
 # ## Dimension independence
 #
-# The central claim: the margin bounds of Algorithms 1-3 do not depend on d, where DP-ERM over B^d(Lambda) pays
-# sqrt(d) / m.  Data with margin a = 0.3 and m fixed, d from 10 to the profile's largest (10^5 in the full profile);
-# exact population error, eps = 1.  Algorithm 2 (delta = 1e-6) with the paper's k and with k = 100, against
+# The central claim: the margin bounds of Algorithms 1-3 do not depend on $d$, where DP-ERM over $B^d(\Lambda)$ pays
+# $\sqrt{d}/m$.  Data with margin $a = 0.3$ and $m$ fixed, $d$ from 10 to the profile's largest ($10^5$ in the full profile);
+# exact population error, $\varepsilon = 1$.  Algorithm 2 ($\delta = 10^{-6}$) with the paper's $k$ and with $k = 100$, against
 # Chaudhuri et al.'s output and objective perturbation (Huber loss) and Rubinstein et al.'s PrivateSVM-Finite at
-# the same eps (pure eps-DP, delta = 0), each at the best value of its regulariser grid for every d (an oracle
+# the same $\varepsilon$ (pure $\varepsilon$-DP, $\delta = 0$), each at the best value of its regulariser grid for every $d$ (an oracle
 # choice that favours them).  Error bars: standard errors over seeds.  Chaudhuri's Gamma-norm noise is drawn here with
 # the paper's float sampler (`noise="continuous"`): the same law as the floating-point-safe lattice release to within
-# its 2^-16 grid, so the same utility, but the lattice release's exact rounding takes about a minute per release at
-# d = 10^5 (a utility experiment, not a release).
+# its $2^{-16}$ grid, so the same utility, but the lattice release's exact rounding takes about a minute per release at
+# $d = 10^5$ (a utility experiment, not a release).
 
 # %%
 base = E.make_baselines(P["dim_output"], P["dim_objective"], P["dim_svm"], gamma_noise="continuous")
@@ -376,20 +376,20 @@ for method in base:
                         ok=z > 3, detail="k's constant is lost; the paper's k with constant 1 is in the figure"))
 
 # %% [markdown]
-# The other papers' mechanisms go from near-perfect at d = 10 to near chance at d = 10^5: their noise grows with d
-# (a Gamma(d) norm for output perturbation, d Laplace coordinates for PrivateSVM-Finite) while m stays at 500.
-# Algorithm 2's error does not grow beyond the standard errors.  Its small rise from d = 10 to d = 100 with
-# k = 100 is the JL map, not the privacy noise: while d < k the projection is close to an isometry of the whole
-# input space, once d > k it distorts inner products by about sqrt(log(m) / k) whatever d.  With the paper's k
-# (10 at m = 500, constant 1) that distortion dominates the error at every d; k = 100 trades it for more noise
+# The other papers' mechanisms go from near-perfect at $d = 10$ to near chance at $d = 10^5$: their noise grows with $d$
+# (a $\Gamma(d)$ norm for output perturbation, $d$ Laplace coordinates for PrivateSVM-Finite) while $m$ stays at 500.
+# Algorithm 2's error does not grow beyond the standard errors.  Its small rise from $d = 10$ to $d = 100$ with
+# $k = 100$ is the JL map, not the privacy noise: while $d < k$ the projection is close to an isometry of the whole
+# input space, once $d > k$ it distorts inner products by about $\sqrt{\log(m)/k}$ whatever $d$.  With the paper's $k$
+# (10 at $m = 500$, constant 1) that distortion dominates the error at every $d$; $k = 100$ trades it for more noise
 # per coordinate and wins (the k trade-off above).
 #
 # ## Section 4: random Fourier features and Algorithm 3
 #
-# **Theorem 4.1.**  psi(x) = (r / sqrt(D)) (cos<omega_t, x>, sin<omega_t, x>)_t has norm exactly r, and with
-# probability 1 - beta all m^2 inner products are within the bound of the kernel.  The right-hand side is lost; we
-# read it as 2 r^2 sqrt(log(2m / beta) / D) (Hoeffding and a union bound, as the proof sketch says; = 2 r^2 / m at
-# Algorithm 3's D).  Monte Carlo over the frequencies, Gaussian kernel, points in the unit ball of R^5, r = 1.
+# **Theorem 4.1.**  $\psi(x) = \frac{r}{\sqrt{D}} \big(\cos\langle\omega_t, x\rangle, \sin\langle\omega_t, x\rangle\big)_t$ has norm exactly $r$, and with
+# probability $1 - \beta$ all $m^2$ inner products are within the bound of the kernel.  The right-hand side is lost; we
+# read it as $2 r^2 \sqrt{\log(2m/\beta)/D}$ (Hoeffding and a union bound, as the proof sketch says; $= 2r^2/m$ at
+# Algorithm 3's $D$).  Monte Carlo over the frequencies, Gaussian kernel, points in the unit ball of $\mathbb{R}^5$, $r = 1$.
 
 # %%
 t41 = E.theorem_4_1_experiment(P["t41_ms"], P["t41_Ds"], P["t41_reps"], beta=BETA, n_jobs=P["n_jobs"], random_state=seed)
@@ -410,12 +410,12 @@ print(checks.agrees("Theorem 4.1 (rate in D)", f"slope of log median deviation a
                     kind="measured", expected="-0.5 +- 0.1", measured=round(s, 3), ok=slope_agrees(s, -0.5, 0.1)))
 
 # %% [markdown]
-# **Algorithm 3 and Theorem 4.2.**  Points of [-1, 1]^2 with a known margin in the RKHS of the Gaussian kernel
-# (bandwidth 0.5, r = 1): h* = sum_j alpha_j K(c_j, .) over 6 centres, rows kept where |h*(x)| >= tau = 0.2,
-# y = sign h*(x).  With Lambda = ||h*||_H and rho = tau the minimum of the empirical rho-hinge loss over H_Lambda
-# is 0, so the bound is its O~ term (constant 1, log factor sqrt(log(m / beta)), ours).  The paper's
-# D = m^2 log(2m / beta) is out of reach (D is 4.6 * 10^7 at m = 2,000); we run D from 10 upwards and report the
-# test error (Monte Carlo over 20,000 fresh points) against D.
+# **Algorithm 3 and Theorem 4.2.**  Points of $[-1, 1]^2$ with a known margin in the RKHS of the Gaussian kernel
+# (bandwidth 0.5, $r = 1$): $h^* = \sum_j \alpha_j K(c_j, \cdot)$ over 6 centres, rows kept where $|h^*(x)| \ge \tau = 0.2$,
+# $y = \operatorname{sign} h^*(x)$.  With $\Lambda = \|h^*\|_H$ and $\rho = \tau$ the minimum of the empirical $\rho$-hinge loss over $H_\Lambda$
+# is 0, so the bound is its $\tilde O$ term (constant 1, log factor $\sqrt{\log(m/\beta)}$, ours).  The paper's
+# $D = m^2 \log(2m/\beta)$ is out of reach ($D = 4.6 \cdot 10^7$ at $m = 2000$); we run $D$ from 10 upwards and report the
+# test error (Monte Carlo over 20,000 fresh points) against $D$.
 
 # %%
 t42 = E.theorem_4_2_experiment(P["t42_m"], P["t42_Ds"], P["t42_seeds"], tau=0.2, n_jobs=P["n_jobs"], random_state=seed)
@@ -440,10 +440,10 @@ save(fig, "figure_algorithm_3_D")
 # %% [markdown]
 # ## Adult and KDDCup99: margin curves next to the other papers' mechanisms
 #
-# Chaudhuri et al.'s preprocessing (rows of norm <= 1), seeded training and test parts.  Algorithm 2
-# (Lambda = r = 1, delta = 1e-6, the paper's k capped as the profile says, T <= 200) for a geometric grid of rho and
-# several eps (all rho in one vectorised pass; one JL map per eps and seed), next to output and objective
-# perturbation (Huber) and PrivateSVM-Finite at the same eps, each at the best value of its regulariser grid, and a
+# Chaudhuri et al.'s preprocessing (rows of norm $\le 1$), seeded training and test parts.  Algorithm 2
+# ($\Lambda = r = 1$, $\delta = 10^{-6}$, the paper's $k$ capped as the profile says, $T \le 200$) for a geometric grid of $\rho$ and
+# several $\varepsilon$ (all $\rho$ in one vectorised pass; one JL map per $\varepsilon$ and seed), next to output and objective
+# perturbation (Huber) and PrivateSVM-Finite at the same $\varepsilon$, each at the best value of its regulariser grid, and a
 # non-private linear SVM.
 
 # %%
@@ -489,17 +489,17 @@ fig.tight_layout()
 save(fig, "figure_margin_curves")
 
 # %% [markdown]
-# On Adult the best margins are small (rho about 0.01-0.03 for rows of norm <= 1); there Algorithm 2 is close to
-# objective perturbation, the best of the other mechanisms, while large rho gives the majority-class error.  On
-# KDDCup99 every private method is within about 1-2% of the non-private error at eps >= 1, except PrivateSVM-Finite.
+# On Adult the best margins are small ($\rho$ about 0.01-0.03 for rows of norm $\le 1$); there Algorithm 2 is close to
+# objective perturbation, the best of the other mechanisms, while large $\rho$ gives the majority-class error.  On
+# KDDCup99 every private method is within about 1-2% of the non-private error at $\varepsilon \ge 1$, except PrivateSVM-Finite.
 # The paper makes no claim about these data (it has no experiments); the curves are context, not checks.
 #
-# Every curve above picks rho (or the regulariser) with the test set, which is not private.  Our private choice
-# of rho (the paper's Appendix F was not recovered): split the rows into a training part (80%) and a disjoint
-# validation part; run Algorithm 2 for every rho of the grid on the training part with the noise of all G x T
-# Gaussian steps calibrated jointly to (eps, delta) (Gaussian DP; `dp-accounting`'s PLD accountant confirms the
-# composition); pick a candidate by the exponential mechanism on its validation mistakes at eps.  A replaced row
-# lies in one part only, so the release is (eps, delta)-DP overall (parallel composition).
+# Every curve above picks $\rho$ (or the regulariser) with the test set, which is not private.  Our private choice
+# of $\rho$ (the paper's Appendix F was not recovered): split the rows into a training part (80%) and a disjoint
+# validation part; run Algorithm 2 for every $\rho$ of the grid on the training part with the noise of all $G \times T$
+# Gaussian steps calibrated jointly to $(\varepsilon, \delta)$ (Gaussian DP; `dp-accounting`'s PLD accountant confirms the
+# composition); pick a candidate by the exponential mechanism on its validation mistakes at $\varepsilon$.  A replaced row
+# lies in one part only, so the release is $(\varepsilon, \delta)$-DP overall (parallel composition).
 
 # %%
 sel = pd.concat([E.rho_selection_experiment(name, P["real_train"], P["real_test"], P["real_rhos"], 1.0, P["sel_seeds"],
@@ -519,8 +519,8 @@ print(checks.agrees("private choice of rho (ours): accounting", "PLD composition
                     detail=f"G = {len(P['real_rhos'])} margins; two accountants of the same composition"))
 
 # %% [markdown]
-# The privately chosen rho costs some accuracy against the best fixed rho chosen on the test set (which is not
-# private): the G candidates share the privacy budget (their noise multiplier grows as sqrt(G)) and train on 80%
+# The privately chosen $\rho$ costs some accuracy against the best fixed $\rho$ chosen on the test set (which is not
+# private): the $G$ candidates share the privacy budget (their noise multiplier grows as $\sqrt{G}$) and train on 80%
 # of the rows.
 #
 # ## Summary

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -59,7 +59,7 @@ from dpkernels.verdicts import STATUSES
 
 START = time.perf_counter()
 P = profiles.load("chaudhuri2011", profile, sizes)
-OUT = output_dir("chaudhuri2011")
+OUT = output_dir("chaudhuri2011", profile)
 checks = Checks("chaudhuri2011")
 peer = Checks("diffprivlib")  # findings about diffprivlib (ERRATA D1-D2), kept apart from the paper's checks
 hypotheses = []  # tested explanations (ERRATA ids), written to hypotheses.csv

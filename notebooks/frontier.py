@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -72,7 +72,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.sweep import scheduler_address
 
 P = profiles.load("frontier", profile, sizes)
-OUT = output_dir("frontier")
+OUT = output_dir("frontier", profile)
 checks = Checks("frontier")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)

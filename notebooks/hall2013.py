@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -19,19 +19,19 @@
 # *(alpha, beta)-Differential Privacy in Reproducing Kernel Hilbert Spaces* (the short version: Proposition 1.1,
 # Proposition 2.1, Section 3), and its journal version *Differential Privacy for Functions and Functional Data*
 # (JMLR 14:703-727), whose statements we only have from secondary sources (`../shared/papers/hall2013-formulas.md`,
-# each item tagged with its source and certainty).  The idea: a function f_X in the RKHS H(K) is released as
-# f_X + sqrt(c) G with G a Gaussian process with covariance K, calibrated to the RKHS-norm sensitivity
-# sup ||f_X - f_X'||_H.  Examples: a kernel density estimate and a regularised kernel machine.  alpha and beta are our
-# epsilon and delta; neighbouring data sets differ in one row (replace-one, n fixed).
+# each item tagged with its source and certainty).  The idea: a function $f_X$ in the RKHS $H(K)$ is released as
+# $f_X + \sqrt{c}\,G$ with $G$ a Gaussian process with covariance $K$, calibrated to the RKHS-norm sensitivity
+# $\sup \|f_X - f_{X'}\|_H$.  Examples: a kernel density estimate and a regularised kernel machine.  $\alpha$ and $\beta$ are our
+# $\varepsilon$ and $\delta$; neighbouring data sets differ in one row (replace-one, n fixed).
 #
 # The short version has no experiments and no figures; the journal version has one KDE figure whose parameters are
 # not recovered.  So this notebook checks every statement numerically (each check is a row of
 # `paper_figures/hall2013/checks.csv`, shown right after the cell that makes it), regenerates a figure of the
 # journal's kind with parameters we state, and compares the kernel machine with the other papers' private SVMs.
 #
-# Two conventions of the KDE sensitivity appear: the short version's factor 2 (`"seed"`) and the journal's sqrt(2)
+# Two conventions of the KDE sensitivity appear: the short version's factor 2 (`"seed"`) and the journal's $\sqrt{2}$
 # (`"jmlr"`); both are implemented (`PrivateKDE(convention=...)`) and checked.  Two calibrations of the Gaussian noise
-# appear: Proposition 1.1's c = 2 log(2/delta) Delta^2 / eps^2 (`"hall"`) and the exact one of Google's dp-accounting
+# appear: Proposition 1.1's $c = 2\log(2/\delta)\,\Delta^2/\varepsilon^2$ (`"hall"`) and the exact one of Google's dp-accounting
 # (`"analytic"`, the default).  Every figure says which it uses.
 
 # %% tags=["parameters"]
@@ -64,7 +64,7 @@ from dpkernels.mechanisms.hall import (
 from dpkernels.report import Checks, output_dir, stable_text, write_table
 
 P = profiles.load("hall2013", profile, sizes)
-OUT = output_dir("hall2013")
+OUT = output_dir("hall2013", profile)
 checks = Checks("hall2013")
 # one BLAS thread per process: the experiments parallelise over processes (n_jobs), and small factorisations are
 # fastest single-threaded
@@ -84,11 +84,11 @@ def save(fig, name):
 # %% [markdown]
 # ## 1. Proposition 1.1: the Gaussian mechanism and its calibration
 #
-# **Claim.** If sup ||Sigma^{-1/2}(v_X - v_X')||_2 <= Delta, releasing N(v_X, c Sigma) with
-# c = 2 log(2/beta) Delta^2 / alpha^2 is (alpha, beta)-DP.  No range of alpha is stated (the journal form, as
+# **Claim.** If $\sup \|\Sigma^{-1/2}(v_X - v_{X'})\|_2 \le \Delta$, releasing $N(v_X, c\,\Sigma)$ with
+# $c = 2\log(2/\beta)\,\Delta^2/\alpha^2$ is $(\alpha, \beta)$-DP.  No range of $\alpha$ is stated (the journal form, as
 # recovered, states none either).  The exact privacy curve of the Gaussian mechanism (Balle and Wang 2018) tells, for
-# every (epsilon, delta), which delta this noise actually gives at epsilon.  We compute it over epsilon in
-# [0.01, 20] and delta in [1e-10, 1e-2] with dp-accounting's privacy-loss distribution and with the closed form
+# every $(\varepsilon, \delta)$, which $\delta$ this noise actually gives at $\varepsilon$.  We compute it over $\varepsilon \in$
+# $[0.01, 20]$ and $\delta \in [10^{-10}, 10^{-2}]$ with dp-accounting's privacy-loss distribution and with the closed form
 # (`HB.proposition_1_1_exact_delta`); the two agree.
 
 # %%
@@ -128,11 +128,11 @@ fig.colorbar(im, ax=ax, label="log10(exact delta / delta)")
 save(fig, "calibration_map")
 
 # %% [markdown]
-# The proposition holds for small and moderate epsilon and fails above a threshold that grows slowly as delta falls
-# (the table above).  Below the threshold the calibration is conservative: the exact delta is orders of magnitude
+# The proposition holds for small and moderate $\varepsilon$ and fails above a threshold that grows slowly as $\delta$ falls
+# (the table above).  Below the threshold the calibration is conservative: the exact $\delta$ is orders of magnitude
 # below the claimed one, i.e. Proposition 1.1 adds more noise than needed (column `noise_ratio`: the paper's noise
-# over the analytic calibration's, for the same (epsilon, delta)).  A simulation of the mechanism confirms the failure
-# (the hockey-stick divergence E_D (1 - e^{eps - L})_+ over draws of the privacy loss L): at (10, 1e-2) and (20, 1e-2),
+# over the analytic calibration's, for the same $(\varepsilon, \delta)$).  A simulation of the mechanism confirms the failure
+# (the hockey-stick divergence $\mathbb{E}_D\,(1 - e^{\varepsilon - L})_+$ over draws of the privacy loss $L$): at $(10, 10^{-2})$ and $(20, 10^{-2})$,
 # and, as a control, a cell where it holds.  ERRATA H1.
 
 # %%
@@ -152,11 +152,11 @@ mc
 # %% [markdown]
 # ## 2. Proposition 2.1: the Gaussian-process release of a function
 #
-# **Claim.** If sup ||f_X - f_X'||_H <= Delta_H, the Gaussian process with mean f_X and covariance c(alpha, beta,
-# Delta_H) K is (alpha, beta)-DP.  Through the journal's route: for any points x_1..x_m with Gram matrix M,
-# ||M^{-1/2}(f(x_1), ..., f(x_m))|| <= ||f||_H, so every finite set of values is an instance of Proposition 1.1.  We
-# test that inequality on random functions f = sum_j a_j K(z_j, .) (RKHS norm exact through the Gram matrix) at
-# random points; at points that include the centres z_j it holds with equality.
+# **Claim.** If $\sup \|f_X - f_{X'}\|_H \le \Delta_H$, the Gaussian process with mean $f_X$ and covariance
+# $c(\alpha, \beta, \Delta_H)\,K$ is $(\alpha, \beta)$-DP.  Through the journal's route: for any points $x_1, \dots, x_m$ with Gram matrix $M$,
+# $\|M^{-1/2}(f(x_1), \dots, f(x_m))\| \le \|f\|_H$, so every finite set of values is an instance of Proposition 1.1.  We
+# test that inequality on random functions $f = \sum_j a_j K(z_j, \cdot)$ (RKHS norm exact through the Gram matrix) at
+# random points; at points that include the centres $z_j$ it holds with equality.
 
 # %%
 ev = E.evaluation_bound_experiment(P["eval_trials"], random_state=seed)
@@ -168,18 +168,18 @@ checks.show_new()
 
 # %% [markdown]
 # **The released function.**  A user evaluates the release at any finite set of points, in any order, any number of
-# times, and must always see one sample path.  `GaussianProcessRelease` keeps the lower-triangular factor A of the
-# Gram matrix (plus a jitter tau I) of the points released so far and the exact normals z behind them; new points
-# get the rows [B, L22] with B = K21 A^{-T}, L22 = chol(K22 + tau I - B B'), and the values
-# f(new) + s (B z_old + L22 z_new), exactly rounded to a public grid (`dpkernels.lattice`).  Earlier normals are
+# times, and must always see one sample path.  `GaussianProcessRelease` keeps the lower-triangular factor $A$ of the
+# Gram matrix (plus a jitter $\tau I$) of the points released so far and the exact normals $z$ behind them; new points
+# get the rows $[B, L_{22}]$ with $B = K_{21} A^{-\top}$, $L_{22} = \operatorname{chol}(K_{22} + \tau I - B B^\top)$, and the values
+# $f(\text{new}) + s\,(B z_\text{old} + L_{22} z_\text{new})$, exactly rounded to a public grid (`dpkernels.lattice`).  Earlier normals are
 # reused, so new values are drawn conditionally on everything released before.
 #
-# Floating point enters twice, and both are folded into the calibration.  (i) The factor: A A' = K^ + tau I + E, with
-# ||E|| bounded (Higham: Cholesky and triangular solves, any summation order) at the object's `max_points`; the jitter
-# must leave A A' >= K + tau_eff I with tau_eff >= tau/2, so the covariance actually used dominates the Gram matrix of
+# Floating point enters twice, and both are folded into the calibration.  (i) The factor: $A A^\top = \hat K + \tau I + E$, with
+# $\|E\|$ bounded (Higham: Cholesky and triangular solves, any summation order) at the object's `max_points`; the jitter
+# must leave $A A^\top \succeq K + \tau_\text{eff} I$ with $\tau_\text{eff} \ge \tau/2$, so the covariance actually used dominates the Gram matrix of
 # the RKHS kernel (the Mahalanobis sensitivity stays below the RKHS norm).  (ii) The mean (the KDE values) is a float
-# sum; its error bound e per point moves the Mahalanobis distance of neighbouring means by at most
-# 2 sqrt(M) e / sqrt(tau_eff), which is added to the sensitivity.  For the defaults:
+# sum; its error bound $e$ per point moves the Mahalanobis distance of neighbouring means by at most
+# $2\sqrt{M}\,e/\sqrt{\tau_\text{eff}}$, which is added to the sensitivity.  For the defaults:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -196,7 +196,7 @@ print(stable_text(pd.DataFrame(rows), digits=2))
 # %% [markdown]
 # The float margin is a small fraction of the sensitivity (last column).  Next, the sample-path property.
 # Over many independent seeds the release is queried in three adaptive batches (overlapping, permuted) and once more
-# for the union in reverse order; the whitened values A^{-1}(v - f)/s must be i.i.d. N(0, 1) (a likelihood-ratio
+# for the union in reverse order; the whitened values $A^{-1}(v - f)/s$ must be i.i.d. $N(0, 1)$ (a likelihood-ratio
 # test of the covariance, and the largest standardised deviation of a mean or covariance entry).  The negative
 # control draws each call independently, as a release with fresh noise per query would; the same test must reject it.
 
@@ -218,7 +218,7 @@ pd.DataFrame({k: v for k, v in cs.items() if isinstance(v, dict)}).T
 
 # %% [markdown]
 # **Floating-point safety.**  The default release is the exact rounding of the continuous mechanism's real output to
-# a grid of 2^-16 noise scales: every value is an integer multiple of the grid, which carries no information about
+# a grid of $2^{-16}$ noise scales: every value is an integer multiple of the grid, which carries no information about
 # the data beyond the continuous mechanism's.  The paper's continuous sampler (`noise="continuous"`, warned
 # `UnsafeNoiseWarning`) releases float64 sums whose low-order bits depend on the float mean; we have no reachability
 # attack for numpy's Gaussian sampler (`dpkernels.audit` has Mironov's attack for Laplace), so we only show that its
@@ -234,10 +234,10 @@ checks.add("Floating point (lattice release)", "released KDE values that are int
 checks.show_new()
 
 # %% [markdown]
-# **The proof sketch's basis (formula sheet E2).**  The sketch writes K = sum lambda_i phi_i phi_i with the phi_i
-# "orthonormal under the RKHS inner product" and eta_i(f) = lambda_i <f, phi_i>_H.  Those formulas hold for the
-# L2(T)-orthonormal Mercer eigenfunctions, whose RKHS norms are 1/sqrt(lambda_i); with RKHS-orthonormal functions the
-# kernel would be sum psi_i psi_i without the lambda_i.  On [0, 1] with the Gaussian kernel (sigma = 0.2), the integral
+# **The proof sketch's basis (formula sheet E2).**  The sketch writes $K = \sum_i \lambda_i \phi_i \otimes \phi_i$ with the $\phi_i$
+# "orthonormal under the RKHS inner product" and $\eta_i(f) = \lambda_i \langle f, \phi_i\rangle_H$.  Those formulas hold for the
+# $L^2(T)$-orthonormal Mercer eigenfunctions, whose RKHS norms are $1/\sqrt{\lambda_i}$; with RKHS-orthonormal functions the
+# kernel would be $\sum_i \psi_i \otimes \psi_i$ without the $\lambda_i$.  On $[0, 1]$ with the Gaussian kernel ($\sigma = 0.2$), the integral
 # operator discretised on a fine grid (ERRATA H4, a misstatement in the sketch; the proposition itself stands):
 
 # %%
@@ -255,19 +255,19 @@ mb
 # %% [markdown]
 # ## 3. Section 3, first example: the private kernel density estimate
 #
-# f_X(x) = (1/n) sum_i K_sigma(x_i, x) with the normalised Gaussian kernel of bandwidth sigma on T = [0, 1]^d.
-# **Claims.** (a) ||f_X - f_X'||_H <= (2/n) sup_x ||K(x, .)||_H = 2 / (n (sqrt(2 pi) sigma)^{d/2}) (short version);
-# the journal gives sqrt(2) instead of 2 (formula sheet 4.1).  (b) The privacy error is of order n^-2 sigma^-2d,
-# "at a rate far faster than that of the sampling error of sigma^4 + n^-1 sigma^-d", (c) "and permits the optimal
-# choice of sigma = n^(-1/(1+4d))".  (d) Journal: the private MISE is O(h^4 + c/(n h^d)), i.e. privacy does not
-# change the rate.  (e) Section 2: the mean L2 error of the noise is lambda(T) c sup_x K(x, x).
+# $f_X(x) = \frac{1}{n} \sum_i K_\sigma(x_i, x)$ with the normalised Gaussian kernel of bandwidth $\sigma$ on $T = [0, 1]^d$.
+# **Claims.** (a) $\|f_X - f_{X'}\|_H \le \frac{2}{n} \sup_x \|K(x, \cdot)\|_H = 2 / \big(n (\sqrt{2\pi}\,\sigma)^{d/2}\big)$ (short version);
+# the journal gives $\sqrt{2}$ instead of 2 (formula sheet 4.1).  (b) The privacy error is of order $n^{-2} \sigma^{-2d}$,
+# "at a rate far faster than that of the sampling error of $\sigma^4 + n^{-1} \sigma^{-d}$", (c) "and permits the optimal
+# choice of $\sigma = n^{-1/(1+4d)}$".  (d) Journal: the private MISE is $O(h^4 + c/(n h^d))$, i.e. privacy does not
+# change the rate.  (e) Section 2: the mean $L^2$ error of the noise is $\lambda(T)\, c \sup_x K(x, x)$.
 #
 # ### (a) The RKHS sensitivity, measured
 #
-# ||f_X - f_X'||_H = ||K(x_i, .) - K(x', .)||_H / n is exact through the 2 x 2 Gram matrix.  We search the replaced row
+# $\|f_X - f_{X'}\|_H = \|K(x_i, \cdot) - K(x', \cdot)\|_H / n$ is exact through the $2 \times 2$ Gram matrix.  We search the replaced row
 # and its replacement (random neighbours, then the adversarial search of `dpkernels.audit`: random starts refined by
-# Nelder-Mead in [0, 1]^d) for several d and bandwidths, and compare with both conventions and with the exact supremum
-# over T, sqrt(2 K(0) (1 - exp(-d / (2 sigma^2)))) / n (ours).
+# Nelder-Mead in $[0, 1]^d$) for several $d$ and bandwidths, and compare with both conventions and with the exact supremum
+# over $T$, $\sqrt{2 K(0) (1 - e^{-d/(2\sigma^2)})} / n$ (ours).
 
 # %%
 ks = E.kde_sensitivity_experiment([(1, 0.05), (1, 0.5), (2, 0.1), (3, 0.2), (3, 1.0)], n=P["kde_sens_n"],
@@ -291,11 +291,11 @@ ks[["d", "sigma", "random", "adversarial", "bound_seed", "bound_jmlr", "sup_exac
 # %% [markdown]
 # ### A privacy audit of the released function
 #
-# On the neighbouring pair that maximises the change (a row at the origin replaced by the far corner; n = 20, d = 1,
-# sigma = 0.05), the release at the two points {x_i, x'} carries the whole RKHS-norm difference (their Mahalanobis
-# distance equals the sensitivity).  We draw lattice releases from both fitted mechanisms (epsilon = 1, delta =
-# 1e-5, journal convention, analytic calibration), score them by the Gaussian log-likelihood ratio and compute a 95%
-# Clopper-Pearson lower bound on epsilon at the claimed delta (`E.epsilon_delta_lower_bound`).  The exact epsilon of
+# On the neighbouring pair that maximises the change (a row at the origin replaced by the far corner; $n = 20$, $d = 1$,
+# $\sigma = 0.05$), the release at the two points $\{x_i, x'\}$ carries the whole RKHS-norm difference (their Mahalanobis
+# distance equals the sensitivity).  We draw lattice releases from both fitted mechanisms ($\varepsilon = 1$, $\delta = 10^{-5}$,
+# journal convention, analytic calibration), score them by the Gaussian log-likelihood ratio and compute a 95%
+# Clopper-Pearson lower bound on $\varepsilon$ at the claimed $\delta$ (`E.epsilon_delta_lower_bound`).  The exact $\varepsilon$ of
 # this pair (its Mahalanobis distance through the privacy curve) stands beside it.  Negative control: the same pair
 # with half the noise must be caught.
 
@@ -319,9 +319,9 @@ audits[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "p_hat", "q_hat", "n
 # %% [markdown]
 # ### (e) The mean L2 error of the noise
 #
-# E ||f~ - f_X||^2_{L2(T)} = lambda(T) c sup_x K(x, x) (exact here: K(x, x) is constant; for other kernels it is an
-# upper bound, formula sheet E6).  Monte Carlo: independent lattice releases of one fitted KDE (n = 1,000, sigma = 0.05,
-# d = 1, epsilon = 1, delta = 1e-5) at 256 uniform points of T, for both conventions and both calibrations; c is the
+# $\mathbb{E}\,\|\tilde f - f_X\|^2_{L^2(T)} = \lambda(T)\, c \sup_x K(x, x)$ (exact here: $K(x, x)$ is constant; for other kernels it is an
+# upper bound, formula sheet E6).  Monte Carlo: independent lattice releases of one fitted KDE ($n = 1000$, $\sigma = 0.05$,
+# $d = 1$, $\varepsilon = 1$, $\delta = 10^{-5}$) at 256 uniform points of $T$, for both conventions and both calibrations; $c$ is the
 # one actually used (the calibrated sensitivity includes the float margin).
 
 # %%
@@ -340,11 +340,11 @@ ne
 # ### The MISE decomposition: sampling error and privacy error
 #
 # The true density is our stand-in for the journal figure's bimodal density (peaks near 0.38 and 0.68; its
-# parameters are not recovered): f = 0.5 N(0.38, 0.06^2 I) + 0.5 N(0.68, 0.06^2 I) in d dimensions (mass outside T
-# below 1e-7; samples are drawn on T by rejection).  For this density the MISE on T is exact in closed form
-# (`HB.kde_risk`: products of Gaussians integrate over the box to normal CDFs), split into bias^2 + variance
-# (sampling) and the privacy part s^2 sup K.  Monte Carlo (fresh data, evaluation points and noise per run) must
-# agree with it, part by part.  Journal convention, analytic calibration, epsilon = 1, delta = 1e-5.
+# parameters are not recovered): $f = 0.5\,N(0.38, 0.06^2 I) + 0.5\,N(0.68, 0.06^2 I)$ in $d$ dimensions (mass outside $T$
+# below $10^{-7}$; samples are drawn on $T$ by rejection).  For this density the MISE on $T$ is exact in closed form
+# (`HB.kde_risk`: products of Gaussians integrate over the box to normal CDFs), split into $\text{bias}^2 + \text{variance}$
+# (sampling) and the privacy part $s^2 \sup K$.  Monte Carlo (fresh data, evaluation points and noise per run) must
+# agree with it, part by part.  Journal convention, analytic calibration, $\varepsilon = 1$, $\delta = 10^{-5}$.
 
 # %%
 mise_cfg = [(1, 300, 0.04), (1, 3000, 0.025), (1, 20000, 0.015), (2, 2000, 0.05)]
@@ -384,9 +384,9 @@ save(fig, "figure_mise_vs_n")
 #
 # ### (b) The order of the privacy error, and of the sampling error
 #
-# The privacy error is c sup K with c proportional to Delta^2 proportional to n^-2 sigma^-d and sup K proportional to
-# sigma^-d: n^-2 sigma^-2d.  Measured with the mechanism's own releases (seed convention, Proposition 1.1
-# calibration, as in the paper) over n at sigma = 0.05 and over sigma at n = 1,000 (d = 1):
+# The privacy error is $c \sup K$ with $c \propto \Delta^2 \propto n^{-2} \sigma^{-d}$ and
+# $\sup K \propto \sigma^{-d}$: $n^{-2} \sigma^{-2d}$.  Measured with the mechanism's own releases (seed convention, Proposition 1.1
+# calibration, as in the paper) over $n$ at $\sigma = 0.05$ and over $\sigma$ at $n = 1000$ ($d = 1$):
 
 # %%
 po, slopes = E.privacy_order_experiment(1, [1000, 3000, 10000], [0.05, 0.1, 0.2], 1.0, 1e-5, 128, P["order_draws"],
@@ -401,8 +401,8 @@ checks.show_new()
 po
 
 # %% [markdown]
-# The sampling error's order sigma^4 + n^-1 sigma^-d is the classical one; on the exact risk its two parts have those
-# slopes (bias^2 against sigma for small sigma, variance against n and sigma):
+# The sampling error's order $\sigma^4 + n^{-1} \sigma^{-d}$ is the classical one; on the exact risk its two parts have those
+# slopes ($\text{bias}^2$ against $\sigma$ for small $\sigma$, variance against $n$ and $\sigma$):
 
 # %%
 mix1 = HB.bimodal_mixture(1)
@@ -417,13 +417,13 @@ checks.agrees("Section 3 (sampling error order sigma^4 + 1/(n sigma^d))", "slope
 checks.show_new()
 
 # %% [markdown]
-# ### (c) The claimed optimal bandwidth sigma = n^(-1/(1+4d)), and (d) the rate
+# ### (c) The claimed optimal bandwidth $\sigma = n^{-1/(1+4d)}$, and (d) the rate
 #
-# sigma^4 + 1/(n sigma^d) is minimised at sigma proportional to n^(-1/(d+4)), and the privacy term n^-2 sigma^-2d is of
-# smaller order there, so the private optimum has the same exponent.  The claimed -1/(1+4d) equals -1/(d+4) at d = 1
-# only (-1/5); at d = 2 and 3 it is -1/9 and -1/13 against -1/6 and -1/7.  We minimise the exact risk over sigma for
-# n from 1e2 to 1e12 (without and with the privacy part: journal convention, analytic calibration, eps = 1,
-# delta = 1e-5) and fit the exponent of the minimiser, over the whole range and over the top two decades.
+# $\sigma^4 + 1/(n \sigma^d)$ is minimised at $\sigma \propto n^{-1/(d+4)}$, and the privacy term $n^{-2} \sigma^{-2d}$ is of
+# smaller order there, so the private optimum has the same exponent.  The claimed $-1/(1+4d)$ equals $-1/(d+4)$ at $d = 1$
+# only ($-1/5$); at $d = 2$ and 3 it is $-1/9$ and $-1/13$ against $-1/6$ and $-1/7$.  We minimise the exact risk over $\sigma$ for
+# $n$ from $10^2$ to $10^{12}$ (without and with the privacy part: journal convention, analytic calibration, $\varepsilon = 1$,
+# $\delta = 10^{-5}$) and fit the exponent of the minimiser, over the whole range and over the top two decades.
 
 # %%
 bx = E.bandwidth_exponents([1, 2, 3], np.geomspace(1e2, 1e12, 21), 1.0, 1e-5)
@@ -448,11 +448,11 @@ checks.show_new()
 bx[["d", "private", "exponent_all", "exponent_top", "claimed", "standard", "mise_exponent_top", "mise_claimed"]]
 
 # %% [markdown]
-# The exponents are those of -1/(d+4): the claimed n^(-1/(1+4d)) holds for d = 1 and fails for d >= 2 (ERRATA H3; a
-# likely misprint of 1/(4+d)).  At moderate n the privacy part pushes the optimal bandwidth up (whole-range exponents
+# The exponents are those of $-1/(d+4)$: the claimed $n^{-1/(1+4d)}$ holds for $d = 1$ and fails for $d \ge 2$ (ERRATA H3; a
+# likely misprint of $1/(4+d)$).  At moderate n the privacy part pushes the optimal bandwidth up (whole-range exponents
 # of the private optimum are steeper), but asymptotically privacy changes neither the optimal exponent nor the rate,
-# as the journal says.  A direct Monte Carlo check of the claim at d = 2 (sampling MISE on a grid of bandwidths with
-# common random numbers, n = 100 to 10,000; the claim concerns the sampling error's optimum):
+# as the journal says.  A direct Monte Carlo check of the claim at $d = 2$ (sampling MISE on a grid of bandwidths with
+# common random numbers, $n = 100$ to $10\,000$; the claim concerns the sampling error's optimum):
 
 # %%
 ps, pn = E.bandwidth_exponent_monte_carlo(2, [100, 1000, 10000], np.geomspace(0.008, 0.08, 10), 128, P["exponent_mc_runs"],
@@ -470,10 +470,10 @@ pn
 # %% [markdown]
 # ### Figures: a private against a non-private KDE
 #
-# In the spirit of the journal's figure (a bimodal density on [0, 1], peaks near 0.38 and 0.68; its sample size,
-# bandwidth and privacy level are not recovered): n = 2,000 draws of the density above with component sd 0.08,
-# sigma = 0.04, (epsilon, delta) = (1, 1e-5), released on a grid of 257 points; left the paper's conventions (factor 2,
-# Proposition 1.1's c), right the journal's sqrt(2) with the analytic calibration.  The same seed for both panels.
+# In the spirit of the journal's figure (a bimodal density on $[0, 1]$, peaks near 0.38 and 0.68; its sample size,
+# bandwidth and privacy level are not recovered): $n = 2000$ draws of the density above with component sd 0.08,
+# $\sigma = 0.04$, $(\varepsilon, \delta) = (1, 10^{-5})$, released on a grid of 257 points; left the paper's conventions (factor 2,
+# Proposition 1.1's $c$), right the journal's $\sqrt{2}$ with the analytic calibration.  The same seed for both panels.
 
 # %%
 mixf = HB.bimodal_mixture(1, sd=0.08)
@@ -493,10 +493,10 @@ fig.suptitle("Private vs non-private KDE (n = 2,000, sigma = 0.04, eps = 1, delt
 save(fig, "figure_kde_bimodal")
 
 # %% [markdown]
-# Real variables: Adult's age and hours per week (all 48,842 rows), scaled to [0, 1] with public bounds (age 17 to
+# Real variables: Adult's age and hours per week (all 48,842 rows), scaled to $[0, 1]$ with public bounds (age 17 to
 # 90: the extract kept ages above 16 and the census top-codes at 90; hours 1 to 99: the extract kept positive hours,
-# top code 99).  Journal convention, analytic calibration, (epsilon, delta) = (0.1, 1e-6); 1-D bandwidth 0.02
-# (about 1.5 years), 2-D bandwidth 0.03 on a 33 x 33 grid.
+# top code 99).  Journal convention, analytic calibration, $(\varepsilon, \delta) = (0.1, 10^{-6})$; 1-D bandwidth 0.02
+# (about 1.5 years), 2-D bandwidth 0.03 on a $33 \times 33$ grid.
 
 # %%
 Z, bounds = E.adult_kde_data()
@@ -525,18 +525,18 @@ print(f"noise sd per point: 1-D {age.noise_multiplier_:.3g} x sqrt(K(0)) = {age.
 # %% [markdown]
 # ## 4. Section 3, second example: the kernel machine
 #
-# f_X = argmin (1/n) sum l(y_i f(x_i)) + lambda ||f||_H^2, released as f_X + sqrt(c) G with the sensitivity
-# L sqrt(sup K) / (n lambda) (following Bousquet and Elisseeff).  Our kernel is exp(-||x - y||^2 / (2 sigma^2))
-# (sup K = 1).  The proof assumes the exact minimiser: `solve_kernel_machine` certifies ||f - f*||_H through the
-# Gram matrix (hinge: duality gap; logistic and squared: Newton in function space, gradient norm / (2 lambda)), the
-# estimator refuses to release above 1e-3 of the sensitivity and calibrates to (1 + 2e-3) times it.  The squared loss
-# is not Lipschitz; on the ball the minimisers live in it is, with L = 2 (1 + 1/sqrt(lambda)) (ours).
+# $f_X = \arg\min_f \frac{1}{n} \sum_i \ell(y_i f(x_i)) + \lambda \|f\|_H^2$, released as $f_X + \sqrt{c}\,G$ with the sensitivity
+# $L \sqrt{\sup K} / (n \lambda)$ (following Bousquet and Elisseeff).  Our kernel is $\exp(-\|x - y\|^2 / (2\sigma^2))$
+# ($\sup K = 1$).  The proof assumes the exact minimiser: `solve_kernel_machine` certifies $\|f - f^*\|_H$ through the
+# Gram matrix (hinge: duality gap; logistic and squared: Newton in function space, gradient norm $/(2\lambda)$), the
+# estimator refuses to release above $10^{-3}$ of the sensitivity and calibrates to $(1 + 2 \cdot 10^{-3})$ times it.  The squared loss
+# is not Lipschitz; on the ball the minimisers live in it is, with $L = 2(1 + 1/\sqrt{\lambda})$ (ours).
 #
-# The seed writes lambda ||f||^2 without a 1/2.  We measure the sensitivity over random and adversarial neighbours
-# (point and label; n rows in [0, 1]^2) and compare with L / (n lambda); then we solve the same problems with
-# (lambda/2)||f||^2, for which the same argument gives 2 L / (n lambda).  With lambda = 1 every hinge margin stays
-# below 1, the minimiser is f = (1/(2 lambda n)) sum y_i K(x_i, .), and flipping one label moves it by exactly
-# 1/(n lambda): the seed's constant is attained, and with (lambda/2)||f||^2 it is exceeded by a factor 2.
+# The seed writes $\lambda \|f\|^2$ without a $1/2$.  We measure the sensitivity over random and adversarial neighbours
+# (point and label; $n$ rows in $[0, 1]^2$) and compare with $L/(n\lambda)$; then we solve the same problems with
+# $(\lambda/2)\|f\|^2$, for which the same argument gives $2L/(n\lambda)$.  With $\lambda = 1$ every hinge margin stays
+# below 1, the minimiser is $f = \frac{1}{2\lambda n} \sum_i y_i K(x_i, \cdot)$, and flipping one label moves it by exactly
+# $1/(n\lambda)$: the seed's constant is attained, and with $(\lambda/2)\|f\|^2$ it is exceeded by a factor 2.
 
 # %%
 km_settings = [("hinge", 1.0, 0.5), ("hinge", 0.05, 0.5), ("hinge", 0.01, 0.2), ("logistic", 0.05, 0.5), ("squared", 0.05, 0.5)]
@@ -561,12 +561,12 @@ kms[["loss", "lam", "sigma", "regulariser", "L", "random", "adversarial", "bound
 # %% [markdown]
 # ### Against the other papers' private SVMs
 #
-# Test accuracy at the same epsilon on two binary tasks: Park's satimage (class "red soil" against the rest; pixel
+# Test accuracy at the same $\varepsilon$ on two binary tasks: Park's satimage (class "red soil" against the rest; pixel
 # values divided by their public range 255) and Adult (Chaudhuri et al.'s preprocessing).  Same subsample for every
 # method (n_train rows, a fresh subsample and fresh noise per seed), same objective: Hall et al.'s exact hinge machine
-# with lambda, released as the GP at the test points, is (epsilon, delta = 1e-5)-DP; Rubinstein et al.'s PrivateSVM
-# (hinge, C = 1/(2 lambda), random features, Laplace noise) and Chaudhuri et al.'s PrivateKernelERM (logistic,
-# Lambda = 2 lambda, objective perturbation on random features) are pure epsilon-DP.  The RBF bandwidth is the same for
+# with $\lambda$, released as the GP at the test points, is $(\varepsilon, \delta = 10^{-5})$-DP; Rubinstein et al.'s PrivateSVM
+# (hinge, $C = 1/(2\lambda)$, random features, Laplace noise) and Chaudhuri et al.'s PrivateKernelERM (logistic,
+# $\Lambda = 2\lambda$, objective perturbation on random features) are pure $\varepsilon$-DP.  The RBF bandwidth is the same for
 # all three.  Error bars: standard errors over seeds.  (These are the other estimators' public fit/score API.)
 
 # %%
@@ -601,17 +601,17 @@ print(pd.DataFrame(best).to_string(index=False, float_format=lambda v: f"{v:.3f}
 summ
 
 # %% [markdown]
-# Hall et al.'s release adds one Gaussian value per test point with standard deviation sqrt(c) (the kernel has
-# K(x, x) = 1), calibrated to 1/(n lambda); the random-feature mechanisms perturb a weight vector (Rubinstein et al.'s
-# Laplace scale grows with C sqrt(d-hat), hence its poor accuracy at matched regularisation).  The table above says
-# which method is most accurate at each epsilon and by how many standard errors of the difference.  The GP release
-# pays delta = 1e-5 and exists only at the points queried (a curator that keeps the data, or points fixed at fit).
+# Hall et al.'s release adds one Gaussian value per test point with standard deviation $\sqrt{c}$ (the kernel has
+# $K(x, x) = 1$), calibrated to $1/(n\lambda)$; the random-feature mechanisms perturb a weight vector (Rubinstein et al.'s
+# Laplace scale grows with $C\sqrt{\hat d}$, hence its poor accuracy at matched regularisation).  The table above says
+# which method is most accurate at each $\varepsilon$ and by how many standard errors of the difference.  The GP release
+# pays $\delta = 10^{-5}$ and exists only at the points queried (a curator that keeps the data, or points fixed at fit).
 #
-# **Large n.**  The exact solver needs the n x n Gram matrix.  With *public* landmarks (chosen without the data) the
-# same problem over the landmarks' span is solved through n x m features, and the release is the coefficient vector
-# plus N(0, s^2 I), i.e. the GP release for the Nystrom kernel, with the same sensitivity bound and the same
-# (epsilon, delta): a finite release that answers every point.  Park's three moons (moon 0 against the rest) with
-# 20,000 training rows and a 20 x 20 grid of landmarks on the generator's known box:
+# **Large n.**  The exact solver needs the $n \times n$ Gram matrix.  With *public* landmarks (chosen without the data) the
+# same problem over the landmarks' span is solved through $n \times m$ features, and the release is the coefficient vector
+# plus $N(0, s^2 I)$, i.e. the GP release for the Nystrom kernel, with the same sensitivity bound and the same
+# $(\varepsilon, \delta)$: a finite release that answers every point.  Park's three moons (moon 0 against the rest) with
+# 20,000 training rows and a $20 \times 20$ grid of landmarks on the generator's known box:
 
 # %%
 nd = E.nystrom_demo(20000, 2000, 1.0, 1e-5, 1e-3, 0.3, 20, random_state=seed)

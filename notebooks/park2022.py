@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -49,7 +49,7 @@ from dpkernels.report import Checks, compare_table, output_dir, stable_text, wri
 from dpkernels.verdicts import audit_detects, audit_refutes, compare, published_se
 
 P = profiles.load("park2022", profile, sizes)
-OUT = output_dir("park2022")
+OUT = output_dir("park2022", profile)
 checks = Checks("park2022")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)

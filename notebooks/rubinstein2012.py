@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: ipynb,py:percent
+#     formats: ../build/notebooks//ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -33,8 +33,8 @@
 # Every check is a row of `paper_figures/rubinstein2012/checks.csv`, and the complete table ends the notebook.
 # Violated rows are explained in `ERRATA.md` (R1-R14).
 #
-# Notation: the paper's privacy level is **beta** (`epsilon` in the estimators), and **(eps, delta)** is its
-# *usefulness*: P(sup_M |f-hat - f| <= eps) >= 1 - delta.  The paper reports no experiments.  Its numbers
+# Notation: the paper's privacy level is $\beta$ (`epsilon` in the estimators), and $(\varepsilon, \delta)$ is its
+# *usefulness*: $P(\sup_{x \in M} |\hat f(x) - f(x)| \le \varepsilon) \ge 1 - \delta$.  The paper reports no experiments.  Its numbers
 # are its formulas, so "published" below means the printed formula or its value.  Monte-Carlo frequencies
 # come with 95% Clopper-Pearson intervals and the number of draws.  Error bars are standard errors over
 # independent runs, with the number of runs stated.
@@ -62,7 +62,7 @@ from dpkernels.report import Checks, output_dir, stable_text, write_table
 from dpkernels.verdicts import audit_detects, status
 
 P = profiles.load("rubinstein2012", profile, sizes)
-OUT = output_dir("rubinstein2012")
+OUT = output_dir("rubinstein2012", profile)
 checks = Checks("rubinstein2012")
 sns.set_theme(style="whitegrid", context="notebook")
 pd.set_option("display.width", 160)
@@ -84,18 +84,18 @@ def reproduced(df, name):
 # %% [markdown]
 # ## 2. Background: the SVM, usefulness and Tables 1-2
 #
-# The SVM primal is (1/2)||w||^2 + (C/n) sum_i l(y_i, <w, phi(x_i)>), **without a bias term**.  For the
-# hinge loss the dual is Eq. (1), with box constraints 0 <= alpha_i <= C/n.  Remark 1: for universal
-# consistency C should grow like sqrt(n).  We use that scaling for the paper's asymptotic statements
+# The SVM primal is $\frac{1}{2}\|w\|^2 + \frac{C}{n} \sum_i \ell(y_i, \langle w, \phi(x_i)\rangle)$, **without a bias term**.  For the
+# hinge loss the dual is Eq. (1), with box constraints $0 \le \alpha_i \le C/n$.  Remark 1: for universal
+# consistency $C$ should grow like $\sqrt{n}$.  We use that scaling for the paper's asymptotic statements
 # (Sections 5 and 6 below).
 #
-# **Tables 1 and 2** list three translation-invariant kernels g(x - y).  Table 2 gives their Fourier
-# transforms p, the law the random features are sampled from.  For Algorithm 3 to work, p must be a
-# probability density and g(0) = 1 (so that k-hat(x, x) = 1 = k(x, x)).  Then sampling w ~ p gives
-# E cos<w, D> = g(D) (Bochner).  We verify each printed pair three ways: the mass of p (quadrature), g(0),
-# and a Monte-Carlo estimate of E cos<w, D> against g(D) at five differences D (d = 2), within five
-# standard errors (`E.kernel_pair_consistent`).  RBF is checked at sigma = 1 and sigma = 2, because the
-# printed p has no sigma.
+# **Tables 1 and 2** list three translation-invariant kernels $g(x - y)$.  Table 2 gives their Fourier
+# transforms $p$, the law the random features are sampled from.  For Algorithm 3 to work, $p$ must be a
+# probability density and $g(0) = 1$ (so that $\hat k(x, x) = 1 = k(x, x)$).  Then sampling $w \sim p$ gives
+# $\mathbb{E} \cos\langle w, \Delta\rangle = g(\Delta)$ (Bochner).  We verify each printed pair three ways: the mass of $p$ (quadrature), $g(0)$,
+# and a Monte-Carlo estimate of $\mathbb{E} \cos\langle w, \Delta\rangle$ against $g(\Delta)$ at five differences $\Delta$ ($d = 2$), within five
+# standard errors (`E.kernel_pair_consistent`).  RBF is checked at $\sigma = 1$ and $\sigma = 2$, because the
+# printed $p$ has no $\sigma$.
 
 # %%
 table1, table2 = E.kernel_tables(n_freq=P["table_freqs"], random_state=seed)
@@ -104,8 +104,8 @@ write_table(table2.drop(columns=["consistent"]).assign(se=np.nan), "table_2", "r
 table2.pivot(index="kernel", columns="source", values="value")
 
 # %% [markdown]
-# Published (printed) and reproduced (normalised, bandwidth-scaled) pairs side by side.  Below: the mass of p
-# and g(0), exact (quadrature) and therefore the same on every machine and profile.
+# Published (printed) and reproduced (normalised, bandwidth-scaled) pairs side by side.  Below: the mass of $p$
+# and $g(0)$, exact (quadrature) and therefore the same on every machine and profile.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -126,12 +126,12 @@ for _, row in table2.iterrows():
     print(v)
 
 # %% [markdown]
-# Each row's "measured" is the largest Monte-Carlo error |E cos<w, D> - g(D)|, and its bound is five
+# Each row's "measured" is the largest Monte-Carlo error $|\mathbb{E} \cos\langle w, \Delta\rangle - g(\Delta)|$, and its bound is five
 # standard errors.  A printed pair whose mass or g(0) is wrong is violated whatever the Monte-Carlo error
 # (the detail shows both).
 #
-# Algorithm 3 defines p(w) = 2^{-1} int exp(-j<w, x>) g(x) dx.  At w = 0, for the one-dimensional RBF
-# kernel, the integral is sqrt(2 pi), and p(0) must be the N(0, 1) density 1/sqrt(2 pi).
+# Algorithm 3 defines $p(w) = 2^{-1} \int e^{-j\langle w, x\rangle} g(x)\, dx$.  At $w = 0$, for the one-dimensional RBF
+# kernel, the integral is $\sqrt{2\pi}$, and $p(0)$ must be the $N(0, 1)$ density $1/\sqrt{2\pi}$.
 
 # %%
 integral_at_0 = math.sqrt(2 * math.pi)
@@ -143,16 +143,16 @@ checks.agrees("Algorithm 3", "normalisation of the Fourier transform p (1-d RBF,
               id="algorithm-3-normalisation")
 
 # %% [markdown]
-# The printed RBF transform is that of sigma = 1 only: for bandwidth sigma the law is N(0, sigma^-2 I) (R1).
-# The Cauchy row is unnormalised: g(0) = 2^d and p integrates to 2^d.  It is also written in terms of D
-# rather than w (R2).  Algorithm 3's normalising constant 2^-1 should be (2 pi)^-d (R3).  The Laplacian
+# The printed RBF transform is that of $\sigma = 1$ only: for bandwidth $\sigma$ the law is $N(0, \sigma^{-2} I)$ (R1).
+# The Cauchy row is unnormalised: $g(0) = 2^d$ and $p$ integrates to $2^d$.  It is also written in terms of $\Delta$
+# rather than $w$ (R2).  Algorithm 3's normalising constant $2^{-1}$ should be $(2\pi)^{-d}$ (R3).  The Laplacian
 # row is right.  `dpkernels.kernels` uses the normalised, bandwidth-scaled forms of the reproduced rows.
 #
 # ## 3. PrivateSVM-Finite (Algorithm 2)
 #
-# Algorithm 2 solves the SVM and releases w-hat = w-tilde + Laplace(lambda)^F.  Lemma 9 bounds the
-# replace-one sensitivity of w by 4 L C kappa / n in L2 and 4 L C kappa sqrt(F) / n in L1.  Theorem 10
-# calibrates lambda = 4 L C kappa sqrt(F) / (beta n).
+# Algorithm 2 solves the SVM and releases $\hat w = \tilde w + \mathrm{Laplace}(\lambda)^F$.  Lemma 9 bounds the
+# replace-one sensitivity of $w$ by $4 L C \kappa / n$ in $L_2$ and $4 L C \kappa \sqrt{F} / n$ in $L_1$.  Theorem 10
+# calibrates $\lambda = 4 L C \kappa \sqrt{F} / (\beta n)$.
 #
 # A small example.  The estimator states its guarantee: what is released (the attributes of the fitted
 # object), how the noise is drawn, and every assumption it relies on.  By default the Laplace noise is the
@@ -176,9 +176,9 @@ print(f"\nlambda = {finite.noise_scale_:.4g} = Theorem 10's {R.theorem_10_noise_
 # %% [markdown]
 # ### Lemma 9: the sensitivity, measured
 #
-# For each loss (hinge, Huber with h = 0.5, logistic; all 1-Lipschitz) and two feature maps (the linear map
-# on the unit ball, kappa = 1; random Fourier features with d-hat = 10, kappa = 1), we measure
-# max ||w_D - w_D'|| two ways.  First over random neighbours: a random row is replaced by a random point of
+# For each loss (hinge, Huber with $h = 0.5$, logistic; all 1-Lipschitz) and two feature maps (the linear map
+# on the unit ball, $\kappa = 1$; random Fourier features with $\hat d = 10$, $\kappa = 1$), we measure
+# $\max \|w_D - w_{D'}\|$ two ways.  First over random neighbours: a random row is replaced by a random point of
 # the domain with a random label.  Then by an adversarial search: random starts, including label flips of
 # every row, then Nelder-Mead on the replacement point.  Every solve is certified to within 1e-3 of the
 # sensitivity, and each distinct neighbour is solved once.
@@ -221,17 +221,17 @@ print(checks.at_most("Lemma 9 (tight constant)", "largest measured L2 change / (
 
 # %% [markdown]
 # The measured sensitivity never exceeds Lemma 9's bound, and it never exceeds **half** of it.  The
-# replace-one sensitivity of a 1-strongly convex regularised minimiser is at most 2 L C kappa / n (the
-# argument of Chaudhuri et al.'s Corollary 8 with Lambda = 1/C).  The paper's own Lemma 22 database
+# replace-one sensitivity of a 1-strongly convex regularised minimiser is at most $2 L C \kappa / n$ (the
+# argument of Chaudhuri et al.'s Corollary 8 with $\Lambda = 1/C$).  The paper's own Lemma 22 database
 # approaches that value (below).  So Lemma 9's constant is loose by exactly 2, and PrivateSVM-Finite adds
 # twice the noise it needs.  This is not an error in the privacy claim (R4).
 #
 # ### Theorem 11: utility of PrivateSVM-Finite
 #
-# With lambda <= eps / (2 Phi (F + ln 1/delta)) the release is (eps, delta)-useful.  On the linear map over
-# the unit ball (|x_i| <= Phi = 1) the sup over M of |<mu, x>| is exactly ||mu||_2, so the failure probability
+# With $\lambda \le \varepsilon / (2 \Phi (F + \ln(1/\delta)))$ the release is $(\varepsilon, \delta)$-useful.  On the linear map over
+# the unit ball ($|x_i| \le \Phi = 1$) the sup over $M$ of $|\langle \mu, x\rangle|$ is exactly $\|\mu\|_2$, so the failure probability
 # can be sampled exactly.  A usefulness claim holds unless the 95% Clopper-Pearson lower bound of the
-# observed failure rate exceeds delta (`E.failure_probability_holds`).
+# observed failure rate exceeds $\delta$ (`E.failure_probability_holds`).
 
 # %%
 t11 = E.theorem_11_experiment([(0.5, 0.1, 2), (1.0, 0.05, 10), (0.2, 0.01, 50)], draws=P["theorem11_draws"], random_state=seed)
@@ -244,9 +244,9 @@ t11[["eps", "delta", "F", "lam", "draws", "failures", "p_hat", "cp_low", "cp_hig
 # %% [markdown]
 # ## 4. PrivateSVM (Algorithm 3): translation-invariant kernels
 #
-# Algorithm 3 learns in the random feature space of Eq. (6), where ||phi-hat(x)|| = 1 exactly, and
-# releases the noisy weights together with the frequencies.  Corollary 12: lambda = 2^2.5 L C sqrt(d-hat)
-# / (beta n) (Theorem 10 with F = 2 d-hat and kappa = 1).
+# Algorithm 3 learns in the random feature space of Eq. (6), where $\|\hat\phi(x)\| = 1$ exactly, and
+# releases the noisy weights together with the frequencies.  Corollary 12:
+# $\lambda = 2^{2.5} L C \sqrt{\hat d} / (\beta n)$ (Theorem 10 with $F = 2\hat d$ and $\kappa = 1$).
 
 # %%
 svm = PrivateSVM(epsilon=1.0, C=10.0, kernel="rbf", sigma=0.5, n_components=50, random_state=seed).fit(X_toy, y_toy)
@@ -257,10 +257,10 @@ print(f"\nreleased: coef_ {svm.coef_.shape}, frequencies_ {svm.frequencies_.shap
 # %% [markdown]
 # ### Lemma 18 (Rahimi and Recht): uniform kernel approximation
 #
-# sup over M of |k-hat - k| depends only on differences D = x - y, so we take the sup over a grid of M - M,
-# for M = [0, 1]^2 (diam sqrt 2).  At Lemma 18's d-hat for eps = 0.1, delta = 0.1, we count how often the sup
-# reaches eps.  Along a sweep of d-hat we show the mean sup error with its standard error.  The Laplacian
-# kernel's spectral law (Cauchy) has no second moment, so sigma_p = inf and Lemma 18 gives no finite d-hat.
+# $\sup_M |\hat k - k|$ depends only on differences $\Delta = x - y$, so we take the sup over a grid of $M - M$,
+# for $M = [0, 1]^2$ (diameter $\sqrt{2}$).  At Lemma 18's $\hat d$ for $\varepsilon = 0.1$, $\delta = 0.1$, we count how often the sup
+# reaches $\varepsilon$.  Along a sweep of $\hat d$ we show the mean sup error with its standard error.  The Laplacian
+# kernel's spectral law (Cauchy) has no second moment, so $\sigma_p = \infty$ and Lemma 18 gives no finite $\hat d$.
 
 # %%
 kernels = [RBFKernel(1.0), CauchyKernel(1.0), LaplacianKernel(1.0)]
@@ -300,8 +300,8 @@ print(checks.skip("Lemma 18", "Laplacian kernel (Table 1): sigma_p^2 = E||w||^2 
 # function.  Checking it on the hinge SVM primal, at random points around the certified minimiser, only shows
 # that our primal is what we think it is: a `consistency` row.
 #
-# Lemma 17's proof shows ||f* - g*||_inf <= eps' Lambda + 2 sqrt((CL + Lambda/2) Lambda eps') when
-# ||k - k-hat||_inf <= eps'.  We compute the exact RBF-kernel SVM f* and the random-feature SVM g* (both
+# Lemma 17's proof shows $\|f^* - g^*\|_\infty \le \varepsilon' \Lambda + 2\sqrt{(CL + \Lambda/2)\, \Lambda \varepsilon'}$ when
+# $\|k - \hat k\|_\infty \le \varepsilon'$.  We compute the exact RBF-kernel SVM $f^*$ and the random-feature SVM $g^*$ (both
 # duals solved exactly), measure both sup norms on grids, and compare.
 
 # %%
@@ -330,8 +330,8 @@ print(checks.at_most("Lemma 17", "max over draws of ||f* - g*||_inf / (eps' Lamb
 # %% [markdown]
 # ### Corollary 15 and Theorem 13: utility of PrivateSVM
 #
-# Corollary 15 bounds the noise's effect.  We sample it exactly, using the over-all-x bound
-# d-hat^-1/2 sum_j ||(mu_2j-1, mu_2j)||, which over-counts failures.
+# Corollary 15 bounds the noise's effect.  We sample it exactly, using the over-all-$x$ bound
+# $\hat d^{-1/2} \sum_j \|(\mu_{2j-1}, \mu_{2j})\|$, which over-counts failures.
 
 # %%
 c15 = E.corollary_15_experiment([(0.5, 0.1, 10), (1.0, 0.05, 100), (0.2, 0.01, 500)], draws=P["corollary15_draws"], random_state=seed)
@@ -344,16 +344,16 @@ c15[["eps", "delta", "d_hat", "lam", "draws", "failures", "p_hat", "cp_high", "m
 
 # %% [markdown]
 # Theorem 13 combines Corollary 15 with Lemmas 17 and 18.  It requires
-# d-hat >= 4(d+2)/theta(eps) ln(2^9 (sigma_p diam M)^2 / (delta theta(eps))), with
-# theta(eps) = eps^4 / (2^4 H^4) and H = Lambda + 2 sqrt((CL + Lambda/2) Lambda).  Since ||f*||_inf <= Lambda <= C,
-# any non-vacuous eps (smaller than ||f*||_inf, so that the zero function is *not* useful) has
-# eps / H < 1 / (1 + 2 sqrt(3/2)) = 0.29.  So theta < 4.4e-4, and the premise asks for tens of thousands of
+# $\hat d \ge \frac{4(d+2)}{\theta(\varepsilon)} \ln\frac{2^9 (\sigma_p \operatorname{diam} M)^2}{\delta\, \theta(\varepsilon)}$, with
+# $\theta(\varepsilon) = \varepsilon^4 / (2^4 H^4)$ and $H = \Lambda + 2\sqrt{(CL + \Lambda/2)\Lambda}$.  Since $\|f^*\|_\infty \le \Lambda \le C$,
+# any non-vacuous $\varepsilon$ (smaller than $\|f^*\|_\infty$, so that the zero function is *not* useful) has
+# $\varepsilon / H < 1 / (1 + 2\sqrt{3/2}) = 0.29$.  So $\theta < 4.4 \cdot 10^{-4}$, and the premise asks for tens of thousands of
 # frequencies times a logarithm at the very least.
 #
-# **At the premise.**  The most favourable case is one cluster of one class: every dual at C/n, so
-# ||f*|| is close to Lambda = C.  Here n = 10 points on M = [0, 0.1], RBF sigma = 1, C = 0.5, eps = 0.9 ||f*||,
-# delta = 0.2.  There the premise asks for about 470,000 frequencies, which we run end to end: random features,
-# exact dual, Laplace noise at Theorem 13's largest lambda, sup over M.
+# **At the premise.**  The most favourable case is one cluster of one class: every dual at $C/n$, so
+# $\|f^*\|$ is close to $\Lambda = C$.  Here $n = 10$ points on $M = [0, 0.1]$, RBF $\sigma = 1$, $C = 0.5$, $\varepsilon = 0.9 \|f^*\|$,
+# $\delta = 0.2$.  There the premise asks for about 470,000 frequencies, which we run end to end: random features,
+# exact dual, Laplace noise at Theorem 13's largest $\lambda$, sup over $M$.
 
 # %%
 t13p = E.theorem_13_premise_experiment(draws=P["theorem13_premise_draws"], random_state=seed, n_jobs=P["n_jobs"])
@@ -366,9 +366,9 @@ print(checks.add("Theorem 13", f"P(||f* - f-hat*||_inf > eps) at the d-hat the t
                  f"{t13p['max_sup']:.2g} ({t13p['max_sup'] / t13p['eps']:.1e} of eps)"))
 
 # %% [markdown]
-# **Below the premise.**  On a two-class toy problem (n = 20 on M = [0, 1], RBF sigma = 0.3, C = 1,
-# eps = ||f*||/2), the premise cannot be met.  We record why, with the number, and show the failure
-# probability at affordable d-hat with the theorem's lambda: an illustration of how conservative the
+# **Below the premise.**  On a two-class toy problem ($n = 20$ on $M = [0, 1]$, RBF $\sigma = 0.3$, $C = 1$,
+# $\varepsilon = \|f^*\|/2$), the premise cannot be met.  We record why, with the number, and show the failure
+# probability at affordable $\hat d$ with the theorem's $\lambda$: an illustration of how conservative the
 # premise is, not a check of the theorem.
 
 # %%
@@ -386,17 +386,17 @@ t13[["d_hat", "lam", "eps", "f_star_sup", "theorem_d_hat", "draws", "failures", 
 # ## 5. Hinge loss: upper bounds on the optimal differential privacy
 #
 # **Corollary 19** combines Theorems 10 and 11.  Theorem 11's Chernoff step needs
-# lambda <= eps / (2 Phi (F ln 2 + ln 1/delta)), and Theorem 10 needs beta >= 4 L C kappa sqrt(F) / (lambda n).
-# The combination is 8 kappa Phi C L sqrt(F) (F ln 2 + ln 1/delta) / (n eps): the printed corollary lacks the
-# sqrt(F) (R6).  The asymptotic O(C/(eps n) log 1/delta) is unaffected for fixed F.
+# $\lambda \le \varepsilon / (2 \Phi (F \ln 2 + \ln(1/\delta)))$, and Theorem 10 needs $\beta \ge 4 L C \kappa \sqrt{F} / (\lambda n)$.
+# The combination is $8 \kappa \Phi C L \sqrt{F} (F \ln 2 + \ln(1/\delta)) / (n \varepsilon)$: the printed corollary lacks the
+# $\sqrt{F}$ (R6).  The asymptotic $O(\frac{C}{\varepsilon n} \log\frac{1}{\delta})$ is unaffected for fixed $F$.
 #
-# **Corollary 20** specialises Theorem 13 to the hinge loss, with theta(eps) = min{1, eps^4 / (2^12 C^4)},
-# claimed to lower-bound Theorem 13's theta with Lambda = C, L = 1.
+# **Corollary 20** specialises Theorem 13 to the hinge loss, with $\theta(\varepsilon) = \min\{1, \varepsilon^4 / (2^{12} C^4)\}$,
+# claimed to lower-bound Theorem 13's $\theta$ with $\Lambda = C$, $L = 1$.
 #
-# **Theorem 21** claims beta* = O(C / (eps^3 n) log^1.5 (C / (delta eps))).  Its proof drops the C^4 of
-# Corollary 20's d-hat, and it reads Corollary 15's lambda <= eps / (2^4 ln(2) sqrt(d-hat)) as
-# eps / (2^4 ln(2 sqrt(d-hat))).  Computing the bound from the stated constants gives
-# beta = 2^2.5 C sqrt(d-hat) / (lambda n) = 2^6.5 ln 2 C d-hat / (eps n) = O(C^5 / (eps^5 n) log(C / (delta eps))) (R7, R8).
+# **Theorem 21** claims $\beta^* = O\big(\frac{C}{\varepsilon^3 n} \log^{1.5} \frac{C}{\delta \varepsilon}\big)$.  Its proof drops the $C^4$ of
+# Corollary 20's $\hat d$, and it reads Corollary 15's $\lambda \le \varepsilon / (2^4 \ln(2) \sqrt{\hat d})$ as
+# $\varepsilon / (2^4 \ln(2\sqrt{\hat d}))$.  Computing the bound from the stated constants gives
+# $\beta = 2^{2.5} C \sqrt{\hat d} / (\lambda n) = 2^{6.5} \ln 2\, C \hat d / (\varepsilon n) = O\big(\frac{C^5}{\varepsilon^5 n} \log\frac{C}{\delta \varepsilon}\big)$ (R7, R8).
 # These are derivations from the paper's own formulas: `analytic` rows.
 
 # %%
@@ -452,11 +452,11 @@ save(fig, "rates_theorem_21")
 # %% [markdown]
 # ## 6.1 Lower bound for the linear kernel: Lemma 22, Figure 1, Theorem 23
 #
-# Lemma 22 builds two neighbouring databases on the line whose SVMs differ by 2 eps at x = 1.  We solve
-# both exactly (the dual, Clarabel) and compare with the proof's closed forms w1* = C(M(n-2)+m)/n and
-# w2* = C(Mn-m)/n, across n and C.  With the proof's choice eps = sqrt(C)/(2n), the separation is
-# *exactly* sqrt(C)/n, so the strict ">" of the statement needs a slightly larger eps (allowed up to
-# sqrt(C / (2n(2n-1))), R9).  Printed closed forms and reproduced QP values side by side:
+# Lemma 22 builds two neighbouring databases on the line whose SVMs differ by $2\varepsilon$ at $x = 1$.  We solve
+# both exactly (the dual, Clarabel) and compare with the proof's closed forms $w_1^* = C(M(n-2)+m)/n$ and
+# $w_2^* = C(Mn-m)/n$, across $n$ and $C$.  With the proof's choice $\varepsilon = \sqrt{C}/(2n)$, the separation is
+# *exactly* $\sqrt{C}/n$, so the strict $>$ of the statement needs a slightly larger $\varepsilon$ (allowed up to
+# $\sqrt{C / (2n(2n-1))}$, R9).  Printed closed forms and reproduced QP values side by side:
 
 # %%
 l22 = E.lemma_22_experiment([3, 10, 101], [0.1, 1.0, 10.0])
@@ -512,9 +512,9 @@ fig.suptitle("Figure 1: the SVM solution on Lemma 22's databases is where the st
 save(fig, "figure_1")
 
 # %% [markdown]
-# **Theorem 23** turns the separation into beta* >= ln((1 - delta)/delta) for eps < sqrt(C)/(2n).
-# **Remark 24** restates it as "either eps >= sqrt(C)/(2n) or delta >= exp(-beta)".  But solving
-# beta >= ln((1-delta)/delta) for delta gives delta >= 1/(1 + e^beta), which is smaller, so the remark is not
+# **Theorem 23** turns the separation into $\beta^* \ge \ln((1 - \delta)/\delta)$ for $\varepsilon < \sqrt{C}/(2n)$.
+# **Remark 24** restates it as "either $\varepsilon \ge \sqrt{C}/(2n)$ or $\delta \ge e^{-\beta}$".  But solving
+# $\beta \ge \ln((1-\delta)/\delta)$ for $\delta$ gives $\delta \ge 1/(1 + e^\beta)$, which is smaller, so the remark is not
 # equivalent to the theorem: it claims more than the theorem proves (R10).
 
 # %%
@@ -535,13 +535,13 @@ print(checks.at_least("Theorem 23 (against Corollary 19)", "Corollary 19 (derive
 remark24
 
 # %% [markdown]
-# **Theorem 23, measured.**  The theorem says that *any* mechanism that is (eps, delta)-useful on Lemma 22's
-# databases (eps < sqrt(C)/(2n)) has privacy loss at least ln((1 - delta)/delta) on that pair.  We run
-# PrivateSVM-Finite on the proof's databases (n = 10, C = 1, eps = 0.9 sqrt(C)/(2n)) at several noise levels
-# lambda.  For each we measure the usefulness failure delta-hat from releases (upper 95% Clopper-Pearson
-# bound) and the mechanism's exact privacy loss on the pair, |w1* - w2*| / lambda.  Then we ask whether that
-# loss clears the theorem's bound at the measured delta (`E.lower_bound_respected`).  The test could fail:
-# were Lemma 22's separation smaller than 2 eps, a small lambda would be useful at a smaller loss.
+# **Theorem 23, measured.**  The theorem says that *any* mechanism that is $(\varepsilon, \delta)$-useful on Lemma 22's
+# databases ($\varepsilon < \sqrt{C}/(2n)$) has privacy loss at least $\ln((1 - \delta)/\delta)$ on that pair.  We run
+# PrivateSVM-Finite on the proof's databases ($n = 10$, $C = 1$, $\varepsilon = 0.9 \sqrt{C}/(2n)$) at several noise levels
+# $\lambda$.  For each we measure the usefulness failure $\hat\delta$ from releases (upper 95% Clopper-Pearson
+# bound) and the mechanism's exact privacy loss on the pair, $|w_1^* - w_2^*| / \lambda$.  Then we ask whether that
+# loss clears the theorem's bound at the measured $\delta$ (`E.lower_bound_respected`).  The test could fail:
+# were Lemma 22's separation smaller than $2\varepsilon$, a small $\lambda$ would be useful at a smaller loss.
 
 # %%
 t23, t23_info = E.theorem_23_experiment([1, 2, 4, 8], P["theorem23_releases"], random_state=seed)
@@ -560,17 +560,17 @@ t23[["ratio", "lam", "failures_D1", "failures_D2", "delta_hat", "delta_cp_high",
 # %% [markdown]
 # ## 6.2 Lower bound for the RBF kernel: Lemma 25 and Theorem 26
 #
-# Lemma 25 places n-1 negatives at the origin and one positive on the unit circle at angle 2 pi i / N.  The
-# SVM duals do not depend on i.  Solving the n-variable dual exactly shows that the proof's case analysis is
+# Lemma 25 places $n-1$ negatives at the origin and one positive on the unit circle at angle $2\pi i / N$.  The
+# SVM duals do not depend on $i$.  Solving the $n$-variable dual exactly shows that the proof's case analysis is
 # right, with three exceptions:
-# * its fourth case prints alpha_1 = (1 + C gamma / n)/(n-1)^2, where the stationary point is
-#   (1 + C gamma / n)/(n-1) (R11);
-# * the nearest-neighbour kernel value is printed as gamma^4 exp(sin^2(pi/N)), where it is
-#   exp(-2 sin^2(pi/N) / sigma^2) (R12);
-# * for sigma in (0.68, 0.85), the proof's "N > 4" fails (N = 4), although gamma < 1/2, which is what the
+# * its fourth case prints $\alpha_1 = (1 + C\gamma/n)/(n-1)^2$, where the stationary point is
+#   $(1 + C\gamma/n)/(n-1)$ (R11);
+# * the nearest-neighbour kernel value is printed as $\gamma^4 \exp(\sin^2(\pi/N))$, where it is
+#   $\exp(-2\sin^2(\pi/N)/\sigma^2)$ (R12);
+# * for $\sigma \in (0.68, 0.85)$, the proof's "$N > 4$" fails ($N = 4$), although $\gamma < 1/2$, which is what the
 #   argument needs, still holds (R13).
 #
-# The separation C/(2n) holds in every case.  Printed (paper) values beside the reproduced (QP, exact) ones:
+# The separation $C/(2n)$ holds in every case.  Printed (paper) values beside the reproduced (QP, exact) ones:
 
 # %%
 l25 = E.lemma_25_experiment([10, 40], [1.0, 5.0], [0.3, 0.5, 0.8])
@@ -610,11 +610,11 @@ print(checks.at_least("Theorem 26 (against Theorem 21)", "Theorem 21 (explicit) 
                       detail=f"N = {R.lemma_25_N(0.5)}; two formulas of the paper"))
 
 # %% [markdown]
-# **Theorem 26, measured.**  Any mechanism that is (eps, delta)-useful on Lemma 25's N databases
-# (eps < C/(4n)) has privacy loss at least ln((1 - delta)(N - 1)/delta) on some pair.  We run the paper's own
-# PrivateSVM (RBF, sigma = 0.5, so N = 6; n = 10, C = 5, d-hat = 2000) on the N databases, at several lambda.
-# We measure delta-hat over random frequencies and noise against the *exact* RBF SVM f_i*, with the sup over
-# a grid of the unit disk.  The privacy loss is max_{i != j} ||w_i - w_j||_1 / lambda, the largest over the
+# **Theorem 26, measured.**  Any mechanism that is $(\varepsilon, \delta)$-useful on Lemma 25's $N$ databases
+# ($\varepsilon < C/(4n)$) has privacy loss at least $\ln((1 - \delta)(N - 1)/\delta)$ on some pair.  We run the paper's own
+# PrivateSVM (RBF, $\sigma = 0.5$, so $N = 6$; $n = 10$, $C = 5$, $\hat d = 2000$) on the $N$ databases, at several $\lambda$.
+# We measure $\hat\delta$ over random frequencies and noise against the *exact* RBF SVM $f_i^*$, with the sup over
+# a grid of the unit disk.  The privacy loss is $\max_{i \ne j} \|w_i - w_j\|_1 / \lambda$, the largest over the
 # frequency draws.  That is a lower estimate of the mechanism's loss, whose frequencies are released, so a
 # pass is conservative.
 
@@ -654,13 +654,13 @@ save(fig, "theorems_23_26_measured")
 # %% [markdown]
 # Both lower bounds hold for the paper's own mechanisms on the paper's own constructions, but they are far
 # from tight for them.  PrivateSVM-Finite's loss is about twice Theorem 23's bound, which is Lemma 9's factor 2
-# again.  PrivateSVM's Laplace noise in 2 d-hat dimensions pays hundreds of times Theorem 26's bound.
+# again.  PrivateSVM's Laplace noise in $2\hat d$ dimensions pays hundreds of times Theorem 26's bound.
 #
 # ## Appendix A, Figure 2: the SVM is not a sum over the data
 #
 # Proposition 27: moving the positive support vector changes which positives are support vectors and moves
-# w, while moving a non-support vector leaves w unchanged.  So w cannot be a sum of a fixed function over
-# the examples.  (A bias is included here through a constant feature; C = 1e4.)
+# $w$, while moving a non-support vector leaves $w$ unchanged.  So $w$ cannot be a sum of a fixed function over
+# the examples.  (A bias is included here through a constant feature; $C = 10^4$.)
 
 # %%
 a = E.appendix_a_construction()
@@ -690,18 +690,18 @@ print(checks.at_least("Proposition 27", "||w(D') - w(D)|| when the positive supp
 #
 # A statistical test of the privacy claim itself.  On a neighbouring pair we draw many releases from each
 # database: the default (lattice) release, with the non-private solution computed once per database.  We
-# score them with the Laplace log-likelihood ratio and compute a 95% Clopper-Pearson lower bound on epsilon
-# (threshold chosen on one half of the samples, evaluated on the other).  A bound above the claimed epsilon
+# score them with the Laplace log-likelihood ratio and compute a 95% Clopper-Pearson lower bound on $\varepsilon$
+# (threshold chosen on one half of the samples, evaluated on the other).  A bound above the claimed $\varepsilon$
 # refutes the claim.
 #
-# Next to each bound stands the **exact privacy loss of the audited pair**, ||w_D - w_D'||_1 / lambda, the
+# Next to each bound stands the **exact privacy loss of the audited pair**, $\|w_D - w_{D'}\|_1 / \lambda$, the
 # most any audit of that pair could find.  Each audit also has a **negative control**: the same pair with half
-# the noise the pair needs for the claimed epsilon (exact loss 2 epsilon).  The audit must detect it, or it has
+# the noise the pair needs for the claimed $\varepsilon$ (exact loss $2\varepsilon$).  The audit must detect it, or it has
 # no power.
 #
-# * PrivateSVM-Finite, linear kernel, d = 1: Lemma 22's construction with M = 1 and m = 0.01, the pair that
-#   nearly attains the tight sensitivity 2C/n, calibrated with Theorem 10.
-# * PrivateSVM (RBF, d-hat = 10, F = 20): the neighbour found by the adversarial search.
+# * PrivateSVM-Finite, linear kernel, $d = 1$: Lemma 22's construction with $M = 1$ and $m = 0.01$, the pair that
+#   nearly attains the tight sensitivity $2C/n$, calibrated with Theorem 10.
+# * PrivateSVM (RBF, $\hat d = 10$, $F = 20$): the neighbour found by the adversarial search.
 
 # %%
 eps_audit = 1.0
@@ -731,19 +731,19 @@ for key, name, res in (("finite", "Theorem 10", audit_finite), ("rff", "Corollar
 # %% [markdown]
 # On the near-worst-case linear pair, the audit's lower bound approaches the pair's exact privacy loss of
 # about 0.5, the factor 2 of Lemma 9's constant.  In the random-feature space the sensitivity is spread over
-# 20 coordinates, and the L1 change is far below sqrt(F) times the L2 bound, so the mechanism is much more
+# 20 coordinates, and the $L_1$ change is far below $\sqrt{F}$ times the $L_2$ bound, so the mechanism is much more
 # private than claimed.  Both negative controls are caught.
 #
 # ### The floating-point attack (Mironov 2012)
 #
 # `w + lambda * log(2U)` in double precision is not the Laplace mechanism.  The set of doubles reachable
-# from w_D differs from the set reachable from w_D', and a test of reachability tells the two apart,
-# whatever epsilon says.  The paper's sampler is kept as `noise="continuous"` (for reproducing the paper;
+# from $w_D$ differs from the set reachable from $w_{D'}$, and a test of reachability tells the two apart,
+# whatever $\varepsilon$ says.  The paper's sampler is kept as `noise="continuous"` (for reproducing the paper;
 # it warns).  The default release is the continuous mechanism's output rounded exactly to a public grid,
 # whose guarantee is the continuous one (post-processing).
 #
-# The minimal pair: X = 1 except X[0] = 0, labels +1 except the first, and the neighbour flips the last
-# label (C = 0.5, data_norm = 1; PrivateSVM with d-hat = 3).  Each audit uses 20,000 releases per data set.
+# The minimal pair: $X = 1$ except $X_0 = 0$, labels $+1$ except the first, and the neighbour flips the last
+# label ($C = 0.5$, `data_norm = 1`; PrivateSVM with $\hat d = 3$).  Each audit uses 20,000 releases per data set.
 # The continuous sampler is the attack's positive control: it must be refuted.
 
 # %%
@@ -769,9 +769,9 @@ fp
 # ## Privacy and utility on Adult (RBF kernel)
 #
 # The paper reports no experiments, so this is an illustration, and its check is our own `target`.
-# PrivateSVM with an RBF kernel (sigma = 0.5) on Adult (Chaudhuri et al.'s preprocessing, 80/20 split): test
+# PrivateSVM with an RBF kernel ($\sigma = 0.5$) on Adult (Chaudhuri et al.'s preprocessing, 80/20 split): test
 # accuracy, and the sup-norm distance to the non-private random-feature SVM over the test points, against
-# epsilon and d-hat.  We take C = 1000, because a smaller C makes the bias-free SVM predict the majority
+# $\varepsilon$ and $\hat d$.  We take $C = 1000$, because a smaller $C$ makes the bias-free SVM predict the majority
 # class.  Baselines: the non-private random-feature SVM and the majority class.  Error bars are standard
 # errors over the seeds (each seed has its own frequencies and solve; its noise draws are averaged).
 

@@ -270,4 +270,5 @@ def test_exact_objective_llr_is_bounded_by_epsilon_on_a_pair():
 
 def test_output_perturbation_audit_is_tight_and_has_power():
     r = E.audit_output_perturbation(1.0, 20000, random_state=1)
-    assert r.exact_loss == pytest.approx(1.0) and r.outcome().status == "holds"
+    # at the exact minimisers the loss is the calibrated epsilon, eps / (1 + 2 solver_tol): the rest is the slack
+    assert r.exact_loss == pytest.approx(1.0 / 1.002) and r.outcome().status == "holds"

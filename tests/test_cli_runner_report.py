@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import jupytext
 import nbformat
@@ -11,7 +13,8 @@ import pandas as pd
 import pytest
 
 from dpkernels import cli
-from dpkernels.report import Checks, build_report, compare_table, render_template, stable_text, write_table
+from dpkernels.report import REPO_ROOT, Checks, build_report, compare_table, render_template, stable_text, write_table
+from dpkernels.notebooks import clean_notebook, is_progress_output, notebook_problems
 from dpkernels.runner import run_notebook, section_timings, sync_notebook
 
 TINY = '''# %% tags=["parameters"]
@@ -21,58 +24,120 @@ profile = "quick"
 print("profile is", profile)
 '''
 
+NOISY = '''# %% tags=["parameters"]
+profile = "quick"
+n = 3
 
-def test_runner_executes_with_profile_and_updates_paired_notebook(tmp_path):
+# %%
+import time
+import warnings
+
+from tqdm import tqdm
+
+for i in tqdm(range(n), desc="inner loop"):
+    time.sleep(0.01)
+print("n is", n)
+
+# %%
+warnings.warn("a stray warning")
+print("/home/someone/data.csv")
+'''
+
+
+def _outputs(nb):
+    return [o for c in nb.cells for o in c.get("outputs", [])]
+
+
+def test_runner_writes_a_clean_notebook_under_build_and_progress_to_the_log(tmp_path):
     nbdir = tmp_path / "notebooks"
     nbdir.mkdir()
-    (nbdir / "tiny.py").write_text(TINY)
-    result = run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "figs")
+    (nbdir / "noisy.py").write_text(NOISY)
+    result = run_notebook("noisy", "quick", {"n": 5}, notebook_dir=nbdir, out_dir=tmp_path / "build" / "quick")
     assert result.ok, result.error
-    executed = nbformat.read(tmp_path / "build" / "full" / "tiny.ipynb", as_version=4)
-    assert any("profile is full" in "".join(o.get("text", "")) for c in executed.cells for o in c.get("outputs", []))
-    updated = nbformat.read(nbdir / "tiny.ipynb", as_version=4)
-    injected = [c for c in updated.cells if "injected-parameters" in c.metadata.get("tags", [])]
-    assert len(injected) == 1 and 'profile = "full"' in injected[0].source  # the parameters that produced it
-    assert not any("papermill" in c.metadata for c in updated.cells)
-    updated.cells = [c for c in updated.cells if c not in injected]
-    assert jupytext.writes(updated, fmt="py:percent").strip().endswith(TINY.strip())
+    assert result.output == tmp_path / "build" / "quick" / "notebooks" / "noisy.ipynb"
+    assert sorted(p.name for p in nbdir.iterdir()) == ["noisy.py"]  # nothing written beside the source
+    nb = nbformat.read(result.output, as_version=4)
+    assert any("n is 5" in o.get("text", "") for o in _outputs(nb))
+    assert not any("inner loop" in o.get("text", "") for o in _outputs(nb))  # no progress frame stored
+    log = (tmp_path / "build" / "quick" / "papermill" / "noisy.kernel.log").read_text()
+    assert "inner loop" in log and "5/5" in log  # the progress went to the kernel log
+    # the parameters that produced it are in the metadata, not in an injected cell; the cells are the source's
+    assert nb.metadata["papermill"] == {"parameters": {"profile": "quick", "n": 5}}
+    assert [c.source for c in nb.cells] == [c.source for c in jupytext.read(nbdir / "noisy.py").cells]
+    assert not any(k in c.metadata for c in nb.cells for k in ("papermill", "execution"))
+    timings = section_timings(tmp_path / "build" / "quick" / "papermill" / "noisy.ipynb", "noisy")
+    assert timings["cells"].sum() == 4 and (timings["seconds"] >= 0).all()  # papermill times the injected cell too
+    # the stray warning and the absolute path are reported, not hidden
+    assert any("stderr output" in p and "a stray warning" in p for p in result.problems)
+    assert any("absolute path '/home/someone" in p for p in result.problems)
     # a second run of the same source gives the same cell ids (diffs show outputs only)
-    ids = [c.id for c in nbformat.read(nbdir / "tiny.ipynb", as_version=4).cells]
-    assert run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "figs").ok
-    assert [c.id for c in nbformat.read(nbdir / "tiny.ipynb", as_version=4).cells] == ids
+    ids = [c.id for c in nb.cells]
+    assert run_notebook("noisy", "quick", {"n": 5}, notebook_dir=nbdir, out_dir=tmp_path / "b2").ok
+    assert [c.id for c in nbformat.read(tmp_path / "b2" / "notebooks" / "noisy.ipynb", as_version=4).cells] == ids
 
 
-def test_quick_runs_leave_tracked_notebooks_alone(tmp_path):
+def test_clean_notebook_removes_progress_frames_and_the_injected_cell():
+    nb = nbformat.v4.new_notebook()
+    injected = nbformat.v4.new_code_cell('# Parameters\nprofile = "full"\nseed = 7\n', metadata={"tags": ["injected-parameters"]})
+    frames = [nbformat.v4.new_output("stream", name="stderr", text="\rfolds:   0%|          | 0/20 [00:00<?, ?it/s]"),
+              nbformat.v4.new_output("stream", name="stderr", text="\rfolds:  50%|#####     | 10/20 [00:01<00:01,  9.1it/s]\n"),
+              nbformat.v4.new_output("stream", name="stderr", text="\rsettings: 12it [00:03,  3.93it/s]"),
+              nbformat.v4.new_output("stream", name="stderr", text="\n")]
+    warning = nbformat.v4.new_output("stream", name="stderr", text="x.py:3: UserWarning: careful\n")
+    code = nbformat.v4.new_code_cell("run()", outputs=frames + [warning, nbformat.v4.new_output("stream", name="stdout", text="ok\n")],
+                                     metadata={"papermill": {"duration": 1.0}, "execution": {}})
+    nb.cells = [nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["parameters"]}), injected, code]
+    nb.metadata["papermill"] = {"parameters": {"profile": "full"}, "input_path": "/tmp/x.ipynb", "start_time": "t"}
+    assert len(notebook_problems(nb)) == 6  # 4 progress outputs, 1 warning, 1 absolute path in the metadata
+    clean_notebook(nb, source="x.py")
+    assert [c.source for c in nb.cells] == ['profile = "quick"', "run()"]
+    assert [o.get("text") for o in nb.cells[1].outputs] == ["x.py:3: UserWarning: careful\n", "ok\n"]
+    # papermill's record wins; the injected cell adds what an older notebook recorded only there
+    assert nb.metadata["papermill"] == {"parameters": {"profile": "full", "seed": 7}} and nb.metadata["dpkernels"]["source"] == "x.py"
+    assert nb.cells[1].metadata == {}
+    assert notebook_problems(nb) == ["cell 1 (%s): stderr output: 'x.py:3: UserWarning: careful'" % nb.cells[1].id]
+    assert not is_progress_output(warning) and all(is_progress_output(o) for o in frames)
+
+
+def test_sync_updates_inputs_keeps_outputs_and_round_trips_with_jupytext(tmp_path):
     nbdir = tmp_path / "notebooks"
     nbdir.mkdir()
     (nbdir / "tiny.py").write_text(TINY)
-    result = run_notebook("tiny", "quick", notebook_dir=nbdir, build_dir=tmp_path / "build")
+    result = run_notebook("tiny", "full", notebook_dir=nbdir, out_dir=tmp_path / "build")
     assert result.ok, result.error
-    assert not (nbdir / "tiny.ipynb").exists()
-    assert (tmp_path / "build" / "quick" / "tiny.ipynb").exists()
-    timings = section_timings(tmp_path / "build" / "quick" / "tiny.ipynb", "tiny")
-    assert timings["cells"].sum() == 3 and (timings["seconds"] >= 0).all()
-
-
-def test_sync_keeps_outputs_and_the_injected_cell(tmp_path):
-    nbdir = tmp_path / "notebooks"
-    nbdir.mkdir()
-    (nbdir / "tiny.py").write_text(TINY)
-    assert run_notebook("tiny", "full", notebook_dir=nbdir, build_dir=tmp_path / "build", figures_dir=tmp_path / "f").ok
+    shutil.copy(result.output, nbdir / "tiny.ipynb")
     (nbdir / "tiny.py").write_text(TINY + "\n# %% [markdown]\n# a new note\n")
     sync_notebook("tiny", nbdir)
     nb = nbformat.read(nbdir / "tiny.ipynb", as_version=4)
-    assert any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
-    assert any("profile is full" in "".join(o.get("text", "")) for c in nb.cells for o in c.get("outputs", []))
-    assert nb.cells[-1].source == "a new note"
+    assert any("profile is full" in o.get("text", "") for o in _outputs(nb))
+    assert nb.cells[-1].source == "a new note" and nb.metadata["papermill"]["parameters"] == {"profile": "full"}
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    # what jupytext writes from the reference notebook is its source, cell for cell
+    assert jupytext.writes(nb, fmt="py:percent").split("# %%", 1)[1] == (nbdir / "tiny.py").read_text().split("# %%", 1)[1]
 
 
 def test_runner_reports_a_failing_notebook(tmp_path):
     nbdir = tmp_path / "nb"
     nbdir.mkdir()
     (nbdir / "bad.py").write_text(TINY + "\n# %%\nraise RuntimeError('boom')\n")
-    result = run_notebook("bad", "quick", notebook_dir=nbdir, build_dir=tmp_path / "build", update_notebook=False)
+    result = run_notebook("bad", "quick", notebook_dir=nbdir, out_dir=tmp_path / "build")
     assert not result.ok and "boom" in result.error
+
+
+def test_output_dir_is_under_build_unless_told(monkeypatch, tmp_path):
+    from dpkernels import report
+
+    monkeypatch.delenv("DPKERNELS_OUTPUT", raising=False)
+    monkeypatch.delenv("DPKERNELS_PROFILE", raising=False)
+    monkeypatch.delenv("DPKERNELS_PROFILE_OVERRIDE", raising=False)
+    monkeypatch.setattr(report, "BUILD_DIR", tmp_path / "build")
+    monkeypatch.setattr(report, "_session_profile", None)
+    assert report.output_dir("demo") == tmp_path / "build" / "quick" / "paper_figures" / "demo"
+    assert report.output_dir("demo", "full") == tmp_path / "build" / "full" / "paper_figures" / "demo"
+    assert report.output_dir("other") == tmp_path / "build" / "full" / "paper_figures" / "other"  # the session's profile
+    monkeypatch.setenv("DPKERNELS_OUTPUT", str(tmp_path / "elsewhere"))
+    assert report.output_dir("demo") == tmp_path / "elsewhere" / "demo"
+    assert not (report.REPO_ROOT / "paper_figures" / "demo").exists()
 
 
 def test_checks_kinds_statuses_ids_and_csv(tmp_path):
@@ -178,3 +243,184 @@ def test_show_new_prints_each_verdict_once(capsys):
     c.show_new()
     out = capsys.readouterr().out
     assert out.count("Lemma 1") == 1 and out.count("[VIOLATED] Lemma 2") == 1
+
+
+def _reference_pair(tmp_path):
+    """A reference and a run of one output folder: checks and a table with and without standard errors."""
+    ref, run = tmp_path / "ref", tmp_path / "run"
+    for root in (ref, run):
+        (root / "demo").mkdir(parents=True)
+    checks = pd.DataFrame({"paper": "demo", "id": ["a", "b", "t", "gone"], "claim": ["Lemma 1", "Lemma 2", "Run time", "Lemma 3"],
+                           "check": ["x", "y", "wall seconds", "z"], "kind": ["analytic", "measured", "target", "measured"],
+                           "bound": ["1", "2", "60", "1"], "measured": ["0.5", "1.5", "30.2", "0.1"],
+                           "status": ["holds", "holds", "holds", "holds"], "detail": ""})
+    checks.to_csv(ref / "demo" / "checks.csv", index=False)
+    moved = checks.iloc[:3].copy()
+    moved.loc[1, ["measured", "status"]] = ["2.5", "violated"]  # a measured check moves and flips
+    moved.loc[2, "measured"] = "55.0"  # a run time: not compared
+    moved.to_csv(run / "demo" / "checks.csv", index=False)
+    table = pd.DataFrame({"eps": [0.1, 1.0, 0.1], "source": ["reproduced", "reproduced", "published"],
+                          "value": [0.30, 0.20, 0.5], "se": [0.01, 0.0, None], "fit_seconds": [1.0, 2.0, None],
+                          "label": ["a", "b", "a"]})
+    table.to_csv(ref / "demo" / "table_1.csv", index=False)
+    # 0.32 with se 0.01 each: z = 1.4 (reproduces); the exact 0.2 moves to 0.2001; a published row is not ours
+    table.assign(value=[0.32, 0.2001, 0.9], fit_seconds=[9.0, 9.0, None]).to_csv(run / "demo" / "table_1.csv", index=False)
+    return ref, run
+
+
+def test_reference_check_uses_the_standard_error_and_names_what_moved(tmp_path):
+    from dpkernels.reference import compare_outputs
+
+    ref, run = _reference_pair(tmp_path)
+    check = compare_outputs(run, ref, profile="full")
+    t = check.table.set_index(["file", "row", "column"])
+    assert t.loc[("table_1.csv", "0", "value"), "reproduces"] and abs(t.loc[("table_1.csv", "0", "value"), "z"] - 1.414) < 1e-3
+    assert not t.loc[("table_1.csv", "1", "value"), "reproduces"]  # no SE: agreement to 1e-6 relative
+    assert ("table_1.csv", "2", "value") not in t.index  # the published row
+    assert not any("seconds" in c or c == "se" for c in check.table["column"])  # run times and SEs not compared
+    assert ("checks.csv", "t", "measured") not in t.index  # a run-time check
+    assert t.loc[("checks.csv", "gone", "measured"), "rule"] == "row not in the run"
+    text = check.summary()
+    # numbers: checks a, b and gone (bound, measured), table eps x2, value x2; b.measured, gone's two and the
+    # exact value moved
+    assert "6 of 10 numbers reproduce the reference; these moved: " in text
+    assert "demo/checks.csv [b] measured: 1.5 -> 2.5" in text and "demo/table_1.csv [1] value: 0.2 -> 0.2001" in text
+    assert "3 of 5 verdicts and text results are unchanged" in text and "[b] status: 'holds' -> 'violated'" in text
+    assert "[gone] status: 'holds' -> (missing)" in text
+
+
+def test_reference_check_at_the_quick_profile_compares_analytic_checks_only(tmp_path):
+    from dpkernels.reference import compare_outputs
+
+    ref, run = _reference_pair(tmp_path)
+    check = compare_outputs(run, ref, profile="quick")
+    assert set(check.table["row"]) == {"a"} and check.table["reproduces"].all()
+    assert check.summary().startswith("quick profile: only the analytic checks are compared")
+    assert "2 of 2 numbers reproduce the reference." in check.summary()
+
+
+def test_update_reference_copies_a_clean_run_and_refuses_a_dirty_one(tmp_path):
+    import json
+
+    from dpkernels.reference import update_reference
+
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    (repo / "paper_figures" / "demo").mkdir(parents=True)
+    (repo / "paper_figures" / "demo" / "stale.csv").write_text("x\n1\n")
+    (repo / "notebooks").mkdir()
+    run = build / "full"
+    (run / "paper_figures" / "demo").mkdir(parents=True)
+    Checks("demo").write(run / "paper_figures" / "demo")
+    (run / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("1", outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")])]
+    nbformat.write(nb, run / "notebooks" / "demo.ipynb")
+    (run / "benchmarks" / "results").mkdir(parents=True)
+    pd.DataFrame({"paper": ["demo", "(all)"], "section": ["(notebook total)", "(wall time)"], "seconds": [3.0, 4.0]}).to_csv(
+        run / "benchmarks" / "results" / "timings_full.csv", index=False)
+    manifest = {"ok": {"demo": True}, "outputs": ["demo"], "complete": True}
+    (run / "run.json").write_text(json.dumps(manifest))
+    written = update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+    assert (repo / "notebooks" / "demo.ipynb").exists() and (repo / "paper_figures" / "demo" / "checks.csv").exists()
+    assert not (repo / "paper_figures" / "demo" / "stale.csv").exists()  # the folder is the run's
+    assert (repo / "paper_figures" / "REPORT.md") in written
+    assert pd.read_csv(repo / "benchmarks" / "results" / "timings_full.csv")["seconds"].tolist() == [3.0, 4.0]
+    nb.cells[0].outputs.append(nbformat.v4.new_output("stream", name="stderr", text="UserWarning: stray\n"))
+    nbformat.write(nb, run / "notebooks" / "demo.ipynb")
+    with pytest.raises(RuntimeError, match="not clean"):
+        update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+    (run / "run.json").write_text(json.dumps({**manifest, "ok": {"demo": False}}))
+    with pytest.raises(RuntimeError, match="failed"):
+        update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+
+
+def test_cli_version_list_and_parameters(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("dpkernels ")
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for paper in ("rubinstein2012", "chaudhuri2011", "hall2013", "bassily2022", "park2022", "frontier"):
+        assert f"{paper}: " in out and f"notebooks/{paper}.py" in out
+    assert "calib_mc_draws" in out and "1000000" in out  # a size with its quick and full values
+    assert cli.parse_parameters(["seed=7", "sizes={audit_releases: 1000}", "eps=[0.1, 1]"]) == {
+        "seed": 7, "sizes": {"audit_releases": 1000}, "eps": [0.1, 1]}
+    assert cli.main(["run", "hall2013", "-p", "no equals sign"]) == 2
+    assert cli.main(["run", "no-such-paper"]) == 2
+
+
+@pytest.mark.parametrize("paper", sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("*.ipynb")))
+def test_reference_notebooks_hold_no_progress_frames_stray_output_or_absolute_paths(paper):
+    nb = nbformat.read(REPO_ROOT / "notebooks" / f"{paper}.ipynb", as_version=4)
+    problems = notebook_problems(nb, (str(REPO_ROOT), str(Path.home())))
+    known = [p for p in problems if "A worker stopped while some jobs" in p
+             or "absolute path '/work/main'" in p]
+    if paper == "frontier" and problems and known == problems:
+        pytest.xfail("loky's 'A worker stopped' warning (with the path of the run's .venv) stored in frontier.ipynb: "
+                     "the frontier helper's (issue 22); gone from the reference at its next update")
+    assert not problems, "\n".join(problems)
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    assert nb.metadata.get("papermill", {}).get("parameters", {}).get("profile") == "full"
+
+
+def test_timings_of_a_partial_run_replace_their_papers_rows_in_place(tmp_path):
+    from dpkernels.reference import _merge_timings
+
+    old = pd.DataFrame({"paper": ["a", "a", "b", "a", "b", "(all)"],
+                        "section": ["s1", "s2", "s1", "(notebook total)", "(notebook total)", "(wall time)"],
+                        "cells": ["1", "2", "3", "", "", ""], "seconds": ["1.0", "2.0", "3.0", "3.5", "3.1", "7.0"],
+                        "jobs": ["", "", "", "", "", "2"]})
+    old.to_csv(tmp_path / "old.csv", index=False)
+    new = pd.DataFrame({"paper": ["a", "a", "(all)"], "section": ["s1", "(notebook total)", "(wall time)"],
+                        "cells": ["4", "", ""], "seconds": ["9.0", "9.5", "9.6"], "jobs": ["", "", "1"]})
+    new.to_csv(tmp_path / "new.csv", index=False)
+    _merge_timings(tmp_path / "new.csv", tmp_path / "old.csv", ["a"], complete=False)
+    merged = pd.read_csv(tmp_path / "old.csv", dtype=str, keep_default_na=False)
+    assert merged["paper"].tolist() == ["a", "b", "a", "b", "(all)"]
+    assert merged["seconds"].tolist() == ["9.0", "3.0", "9.5", "3.1", "7.0"]  # the old wall time stays
+    assert merged["cells"].tolist()[:2] == ["4", "3"]  # counts stay integers
+
+
+CHECKED = '''# %% tags=["parameters"]
+profile = "quick"
+
+# %%
+import pandas as pd
+from dpkernels.report import Checks, output_dir, write_table
+
+checks = Checks("demo")
+checks.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured=0.5, id="l1")
+checks.at_most("Lemma 2", "a simulation", kind="measured", bound=1.0, measured=0.25 if profile == "full" else 0.75, id="l2")
+checks.write()
+write_table(pd.DataFrame({"k": ["x"], "source": ["reproduced"], "value": [0.5], "se": [0.0]}), "table_1", "demo")
+print(output_dir("demo").name)
+'''
+
+
+def test_reproduce_writes_only_under_build_and_ends_with_the_reference_check(tmp_path, capsys):
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = tmp_path / "notebooks", tmp_path / "repo"
+    nbdir.mkdir()
+    (nbdir / "demo.py").write_text(CHECKED)
+    (nbdir / "demo.ipynb").write_text("{}")  # a paper is a .py with its executed reference
+    ref = repo / "paper_figures" / "demo"
+    ref.mkdir(parents=True)
+    c = Checks("demo")
+    c.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured=0.5, id="l1")
+    c.at_most("Lemma 2", "a simulation", kind="measured", bound=1.0, measured=0.25, id="l2")
+    c.write(ref)
+    pd.DataFrame({"k": ["x"], "source": ["reproduced"], "value": [0.5], "se": [0.0]}).to_csv(ref / "table_1.csv", index=False)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert reproduce("full", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
+    out = capsys.readouterr().out
+    assert "5 of 5 numbers reproduce the reference." in out and "3 of 3 verdicts and text results are unchanged" in out  # statuses, the key "x"
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and "build" not in p.relative_to(tmp_path).parts}
+    assert after == before  # nothing outside build/ was written
+    run = tmp_path / "build" / "full"
+    assert (run / "paper_figures" / "demo" / "checks.csv").exists() and (run / "notebooks" / "demo.ipynb").exists()
+    assert pd.read_csv(run / "reference_check.csv")["reproduces"].all()
+    # the quick profile compares only the analytic check (its simulation runs another size)
+    assert reproduce("quick", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
+    out = capsys.readouterr().out
+    assert "only the analytic checks are compared" in out and "2 of 2 numbers reproduce the reference." in out

@@ -67,11 +67,32 @@ def test_synthetic_sets_are_seeded():
     assert not np.array_equal(a.X, ds.make_three_moons(random_state=4).X)
 
 
-def test_vendored_checksums_verified():
+def test_package_data_checksums_verified():
+    vendored = {key: f for key, f in ds.FILES.items() if f.vendored}
+    assert set(vendored) == set(ds.FILES) - {"kddcup99"}  # every file but KDDCup99 ships with the package
+    for key, f in vendored.items():
+        path = ds._packaged(f.vendored)
+        assert path is not None, f"{f.vendored} is missing from the package data"
+        assert ds.sha256_of(path) == f.vendored_sha256, key
+
+
+def test_package_data_is_found_without_a_data_directory(offline_empty_data):
     for key, f in ds.FILES.items():
         if f.vendored:
-            loc_path = ds.REPO_DATA / f.vendored
-            assert ds.sha256_of(loc_path) == f.vendored_sha256, key
+            assert ds.locate(key, download=False).origin == "package data", key
+    assert ds.load_adult().X.shape == (45222, 105)
+
+
+def test_default_cache_is_the_platform_user_cache(monkeypatch, tmp_path):
+    """Without DPKERNELS_CACHE the cache is pooch's (platformdirs') user cache directory, which honours
+    XDG_CACHE_HOME on Linux."""
+    import pooch
+
+    monkeypatch.delenv("DPKERNELS_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert ds._cache_dir() == pooch.os_cache("dpkernels")
+    if os.name == "posix" and os.uname().sysname == "Linux":
+        assert ds._cache_dir() == tmp_path / "xdg" / "dpkernels"
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="the shared datasets directory is not present")
@@ -101,8 +122,8 @@ def test_corrupt_file_is_refused(offline_empty_data):
 
 
 def test_vowel_has_all_ten_features_and_matches_mlbench_on_the_nine_it_keeps():
-    """ESL's vowel.train (provenance: data/SOURCES.md) adds x.2, which mlbench's copy lacks; the other 9 features and
-    the classes equal mlbench's first 528 rows (speakers 0-7) exactly."""
+    """ESL's vowel.train (provenance: lib/dpkernels/data/SOURCES.md) adds x.2, which mlbench's copy lacks; the other 9
+    features and the classes equal mlbench's first 528 rows (speakers 0-7) exactly."""
     import pandas as pd
 
     v = ds.load_vowel()
@@ -141,3 +162,60 @@ def test_cache_lookup(offline_empty_data):
     cache.mkdir(parents=True)
     shutil.copy(src, cache / "kddcup.data_10_percent.gz")
     assert ds.locate("kddcup99", download=False).origin == "cache"
+
+
+@pytest.fixture
+def http_server(tmp_path, monkeypatch):
+    """A local HTTP server over ``tmp_path / "www"``: the download path is tested without the network."""
+    import functools
+    import http.server
+    import threading
+
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_verifies_the_checksum_and_caches(http_server, tmp_path, monkeypatch):
+    """A URL serving other bytes is skipped (nothing kept), the next URL's verified file lands in the cache, and the
+    next lookup finds it there without a download."""
+    import hashlib
+
+    root, url = http_server
+    payload = b"the real bytes\n"
+    (root / "good.txt").write_bytes(payload)
+    (root / "bad.txt").write_bytes(b"tampered bytes\n")
+    sha = hashlib.sha256(payload).hexdigest()
+    monkeypatch.setitem(ds.FILES, "tiny", ds.DataFile("tiny/tiny.txt", sha, urls=(f"{url}/bad.txt", f"{url}/missing.txt",
+                                                                                  f"{url}/good.txt")))
+    monkeypatch.setenv("DPKERNELS_DATA", str(tmp_path / "nodata"))
+    monkeypatch.setenv("DPKERNELS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DPKERNELS_OFFLINE", raising=False)
+    loc = ds.locate("tiny")
+    assert loc.origin == "downloaded" and loc.path == tmp_path / "cache" / "tiny" / "tiny.txt"
+    assert loc.path.read_bytes() == payload
+    assert sorted(p.name for p in loc.path.parent.iterdir()) == ["tiny.txt"]  # the tampered download left nothing
+    assert ds.locate("tiny").origin == "cache"
+
+
+def test_download_with_no_matching_url_names_each_attempt(http_server, tmp_path, monkeypatch):
+    root, url = http_server
+    (root / "bad.txt").write_bytes(b"tampered bytes\n")
+    monkeypatch.setitem(ds.FILES, "tiny", ds.DataFile("tiny/tiny.txt", "0" * 64, urls=(f"{url}/bad.txt", f"{url}/missing.txt")))
+    monkeypatch.setenv("DPKERNELS_DATA", str(tmp_path / "nodata"))
+    monkeypatch.setenv("DPKERNELS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DPKERNELS_OFFLINE", raising=False)
+    with pytest.raises(ds.DatasetUnavailable) as exc:
+        ds.locate("tiny")
+    msg = str(exc.value)
+    assert f"{url}/bad.txt (downloaded, checksum mismatch: discarded)" in msg
+    assert f"{url}/missing.txt (HTTPError" in msg
+    assert not (tmp_path / "cache" / "tiny" / "tiny.txt").exists()

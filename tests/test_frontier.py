@@ -69,7 +69,8 @@ def test_tuning_composition_is_within_budget():
     X, y, _, _ = F.load_task_data("satimage", "binary", 400, 10, 0)
     est = F.MECHANISMS["chaudhuri-tuned"].factory(0.7, 0.0, {"n": 400, "d": X.shape[1], "K": 2},
                                                   np.random.default_rng(0)).fit(X, y)
-    assert est.guarantee_.epsilon == 0.7 and est.guarantee_.delta == 0.0
+    # objective perturbation's floating-point-safe release costs a small delta (dpkernels.argmin_release)
+    assert est.guarantee_.epsilon == 0.7 and 0.0 < est.guarantee_.delta < 1e-6
     assert F.accounted_epsilon([(0.2, 0.0), (0.5, 0.0)], 1e-5) == pytest.approx(0.7)
     assert F.accounted_epsilon([(0.2, 0.0), (0.5, 4e-6)], 1e-5) <= 0.7 + 1e-12
 
@@ -134,7 +135,7 @@ def test_a_privacy_leak_warning_fails_the_task(monkeypatch):
     from dpkernels.mechanisms import PrivateSVMFinite
 
     leaky = F.Mechanism("rubinstein-finite", "leaky", "test", "pure", False,
-                        lambda e, d, info, r: PrivateSVMFinite(epsilon=e, data_norm=None, classes=[-1, 1], random_state=r))
+                        lambda e, d, info, r: PrivateSVMFinite(epsilon=e, data_norm="data", classes=[-1, 1], random_state=r))
     monkeypatch.setitem(F.MECHANISMS, "rubinstein-finite", leaky)
     c = {"dataset": "satimage", "task": "binary", "mechanism": "rubinstein-finite", "epsilon": 1.0, "delta": 1e-5,
          "seed": 0, **SMALL}

@@ -145,3 +145,25 @@ def test_long_sums_enclose_the_exact_sum_with_a_radius_that_does_not_grow_with_n
         assert abs(exact - total.mid) <= total.rad
     assert total.rad <= 4 * 2.0**-52 * total.mid
 
+
+
+# ----------------------------------------------------------------------------------------------
+# cross-check against OpenDP's vetted samplers (issue 19)
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+def test_lattice_samplers_match_opendps(kind):
+    """Our exactly rounded samplers against OpenDP's floating-point-safe ones (opendp 0.16, ``make_laplace`` and
+    ``make_gaussian`` on float vectors): the same law within a two-sample Kolmogorov-Smirnov test at 20,000 draws
+    each (p > 1e-3; the test detects a CDF difference of about 0.02), and the same spread."""
+    dp = pytest.importorskip("opendp.prelude")
+    from scipy import stats
+
+    dp.enable_features("contrib")
+    scale, n = 1.7, 20_000
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), (dp.l1_distance(T=float) if kind == "laplace"
+                                                                    else dp.l2_distance(T=float))
+    theirs = np.asarray((dp.m.make_laplace if kind == "laplace" else dp.m.make_gaussian)(*space, scale=scale)([0.0] * n))
+    rng = np.random.default_rng(7)
+    ours = (L.laplace_lattice if kind == "laplace" else L.gaussian_lattice)(np.zeros(n), scale, rng)
+    assert stats.ks_2samp(ours, theirs).pvalue > 1e-3
+    assert abs(np.std(ours) / np.std(theirs) - 1) < 0.05

@@ -1,13 +1,103 @@
 """dpkernels: reference implementations of differentially private kernel and SVM learning.
 
 The package reproduces five papers (Rubinstein et al. 2012, Chaudhuri et al. 2011, Hall et al. 2013,
-Bassily et al. 2022, Park 2022).  Mechanisms live in :mod:`dpkernels.mechanisms`, theorem-bound
-calculators in :mod:`dpkernels.bounds`, empirical sensitivity and privacy audits in
-:mod:`dpkernels.audit`, data loaders in :mod:`dpkernels.datasets`.
+Bassily et al. 2022, Park 2022).  Every estimator and warning is importable from here
+(``from dpkernels import PrivateSVM, ObjectivePerturbation, PrivacyLeakWarning``); mechanisms live in
+:mod:`dpkernels.mechanisms`, theorem-bound calculators in :mod:`dpkernels.bounds`, empirical sensitivity and
+privacy audits in :mod:`dpkernels.audit`, data loaders in :mod:`dpkernels.datasets`.
+
+Names and submodules are imported on first use (PEP 562 ``__getattr__``): ``import dpkernels`` loads none of
+numpy, scikit-learn, cvxpy, pandas or dp-accounting, and an estimator loads only what its module needs.
 """
 
-from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["PrivacyLeakWarning", "ClippingWarning", "UnsafeNoiseWarning", "__version__"]
+#: Public name -> the module that defines it (every name of :mod:`dpkernels.mechanisms` is here too).
+_EXPORTS: dict[str, str] = {
+    "PrivacyLeakWarning": "dpkernels._validation",
+    "ClippingWarning": "dpkernels._validation",
+    "UnsafeNoiseWarning": "dpkernels._validation",
+    "UtilityWarning": "dpkernels._validation",
+    **{name: "dpkernels.mechanisms" for name in (
+        "Guarantee",
+        "PrivateSVM",
+        "PrivateSVMFinite",
+        "OutputPerturbation",
+        "ObjectivePerturbation",
+        "PrivateKernelERM",
+        "PrivateTuning",
+        "gaussian_mechanism",
+        "GaussianProcessRelease",
+        "PrivateKDE",
+        "PrivateKernelMachine",
+        "CalibrationWarning",
+        "PrivateMarginClassifier",
+        "PrivateKernelMarginClassifier",
+        "ExponentialMarginClassifier",
+        "PrivateMarginSelection",
+        "PrivateSVDD",
+        "EquilibriumPointClassifier",
+        "PrivateOneVsRest",
+    )},
+    "RandomFourierFeatures": "dpkernels.random_features",
+    "RademacherJL": "dpkernels.jl",
+    "GaussianJL": "dpkernels.jl",
+    "SparseJL": "dpkernels.jl",
+    "SRHT": "dpkernels.jl",
+}
+
+#: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
+_SUBMODULES = (
+    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
+    "lattice", "losses",
+    "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "testing",
+    "verdicts",
+)
+
+__all__ = [*_EXPORTS, "__version__"]
+
+if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
+    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
+    from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
+    from dpkernels.mechanisms import (
+        CalibrationWarning,
+        EquilibriumPointClassifier,
+        ExponentialMarginClassifier,
+        GaussianProcessRelease,
+        Guarantee,
+        ObjectivePerturbation,
+        OutputPerturbation,
+        PrivateKDE,
+        PrivateKernelERM,
+        PrivateKernelMachine,
+        PrivateKernelMarginClassifier,
+        PrivateMarginClassifier,
+        PrivateMarginSelection,
+        PrivateOneVsRest,
+        PrivateSVDD,
+        PrivateSVM,
+        PrivateSVMFinite,
+        PrivateTuning,
+        gaussian_mechanism,
+    )
+    from dpkernels.random_features import RandomFourierFeatures
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))

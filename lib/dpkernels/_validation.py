@@ -14,13 +14,16 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import sparse
-from sklearn.utils.extmath import row_norms
 
 __all__ = [
+    "DATA_BOUND",
+    "DEFAULT_DATA_NORM",
+    "public_bound",
     "PrivacyLeakWarning",
     "ClippingWarning",
     "UnsafeNoiseWarning",
+    "UtilityWarning",
+    "noise_dominance",
     "check_random_state",
     "check_positive",
     "check_epsilon",
@@ -46,6 +49,22 @@ class ClippingWarning(RuntimeWarning):
 
 class UnsafeNoiseWarning(RuntimeWarning):
     """A release uses a paper's continuous float64 sampler, which a floating-point attack defeats."""
+
+
+class UtilityWarning(UserWarning):
+    """The calibrated noise can move the solution further than the non-private solution's largest possible norm (a
+    comparison of public bounds): the release may be mostly noise."""
+
+
+def noise_dominance(noise_norm: float, solution_bound: float, what: str) -> float:
+    """The ratio of the noise's expected norm to the largest norm the non-private solution can have (both public:
+    functions of n, d, epsilon and the parameters), with a :class:`UtilityWarning` when it exceeds 1."""
+    ratio = float(noise_norm) / float(solution_bound)
+    if ratio > 1.0:
+        warnings.warn(f"{what}: the noise's expected effect ({noise_norm:.3g}, an upper bound) exceeds the largest norm the "
+                      f"non-private solution can have ({solution_bound:.3g}) by {ratio:.3g}x: the release may be mostly "
+                      "noise. Use more rows, a larger epsilon or a larger regulariser", UtilityWarning, stacklevel=3)
+    return ratio
 
 
 def check_random_state(random_state: object) -> np.random.Generator:
@@ -104,6 +123,8 @@ def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArr
     """Return ``X`` as a float64 array of the given dimension, refusing NaN, inf and entries above
     ``MAX_ABS_INPUT`` in magnitude (outside every mechanism's input domain).  A scipy sparse matrix is densified
     (the mechanisms' solvers and feature maps work on dense arrays)."""
+    from scipy import sparse
+
     if sparse.issparse(X):
         X = X.toarray()
     raw = np.asarray(X) if not isinstance(X, np.ndarray) else X
@@ -151,6 +172,34 @@ def check_binary_labels(y: ArrayLike, n_samples: int | None = None) -> NDArray[n
     return arr
 
 
+#: The value of a bound parameter (``data_norm``) that explicitly asks for the bound to be read from the data.
+DATA_BOUND = "data"
+#: The documented public default of a norm bound where an estimator offers one (rows scaled into the unit ball).
+DEFAULT_DATA_NORM = 1.0
+
+
+def public_bound(value: object, norms: NDArray[np.float64], name: str = "data_norm") -> tuple[float, bool]:
+    """(bound, private) for a norm-bound parameter.
+
+    A positive number is a public bound: ``(value, True)``.  The string ``"data"`` reads the largest of ``norms``
+    from the private data, explicitly: ``(max, False)`` with a :class:`PrivacyLeakWarning`, and the caller's
+    guarantee must say that the fit is not private.  Anything else raises ``ValueError`` naming the parameter.
+    """
+    if isinstance(value, str):
+        if value != DATA_BOUND:
+            raise ValueError(f"{name} must be a positive number (a public bound over all possible inputs) or "
+                             f"{DATA_BOUND!r}; got {value!r}")
+        bound = float(np.max(norms)) if np.size(norms) else 0.0
+        warnings.warn(f"{name}={DATA_BOUND!r}: the bound is read from the private data, so this fit is NOT "
+                      "differentially private (its guarantee_ says private=False, epsilon=inf)",
+                      PrivacyLeakWarning, stacklevel=3)
+        return (bound if bound > 0 else 1.0), False
+    if value is None:
+        raise ValueError(f"{name} is required: a public bound on the row norms over all possible inputs (it is never "
+                         f"read from the data; {name}={DATA_BOUND!r} does that explicitly and voids the guarantee)")
+    return check_positive(value, name), True
+
+
 def check_row_norms(
     X: NDArray[np.float64],
     bound: float,
@@ -167,6 +216,8 @@ def check_row_norms(
     """
     bound = check_positive(bound, "norm bound")
     if norms is None:
+        from sklearn.utils.extmath import row_norms
+
         norms = row_norms(X, squared=False)
     over = norms > bound * (1.0 + NORM_RTOL)
     if not np.any(over):

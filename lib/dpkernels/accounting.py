@@ -16,6 +16,10 @@
   ``dp_accounting``'s privacy-loss distribution of the Gaussian mechanism.
 * :func:`compose`: the (epsilon, delta) of a composition of Laplace, Gaussian and pure-epsilon events (PLD
   accountant), for end-to-end accounting.
+* :func:`compose_guarantees` and :class:`Accountant`: composition of fitted estimators' ``guarantee_`` objects
+  (sequential composition on the same data; each (epsilon, delta) as a black-box mechanism).
+* :func:`split_budget`: the per-release (epsilon, delta) of k releases on the same data whose composition stays
+  within a total (epsilon, delta).
 """
 
 from __future__ import annotations
@@ -23,12 +27,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import dp_accounting
-from dp_accounting.pld import privacy_loss_mechanism as plm
-
 from dpkernels._validation import check_delta, check_epsilon, check_positive
 
-__all__ = ["CALIBRATIONS", "gaussian_sigma", "gaussian_delta", "gaussian_epsilon", "compose"]
+__all__ = ["CALIBRATIONS", "gaussian_sigma", "gaussian_delta", "gaussian_epsilon", "compose", "compose_guarantees",
+           "split_budget", "Accountant"]
 
 CALIBRATIONS = ("analytic", "classical", "hall")
 
@@ -39,6 +41,8 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, calib
     delta = check_delta(delta)
     sensitivity = check_positive(sensitivity, "sensitivity")
     if calibration == "analytic":
+        import dp_accounting
+
         return sensitivity * float(dp_accounting.get_sigma_gaussian(epsilon, delta))
     if calibration == "classical":
         return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
@@ -54,12 +58,16 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     check_positive(sensitivity, "sensitivity")
     if epsilon < 0:
         raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    from dp_accounting.pld import privacy_loss_mechanism as plm
+
     return float(plm.GaussianPrivacyLoss(standard_deviation=sigma, sensitivity=sensitivity).get_delta_for_epsilon(epsilon))
 
 
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """The smallest epsilon with delta(epsilon) <= delta for N(v, sigma^2 I) at L2 ``sensitivity``."""
     check_delta(delta)
+    import dp_accounting
+
     return float(dp_accounting.get_epsilon_gaussian(check_positive(sigma, "sigma") / check_positive(sensitivity, "sensitivity"), delta))
 
 
@@ -87,3 +95,82 @@ def compose(events: Sequence[tuple], delta: float, value_discretization_interval
     if total is None:
         return 0.0
     return float(total.get_epsilon_for_delta(delta))
+
+
+def compose_guarantees(guarantees: Sequence[object], delta: float | None = None) -> tuple[float, float]:
+    """The (epsilon, delta) of releasing every fitted object whose ``guarantee_`` is listed, on the same data
+    (sequential composition; the neighbouring relations must agree).
+
+    Without ``delta``: basic composition, (sum of epsilons, sum of deltas), exact for pure-DP releases.  With
+    ``delta`` (at least the sum of the releases' deltas): the smaller of that and the epsilon at ``delta`` of the
+    composition of the releases as black-box (epsilon_i, delta_i) mechanisms (dp-accounting's privacy-loss
+    distributions; Kairouz et al.'s optimal composition, discretised pessimistically).  A guarantee that is not
+    private (``private=False``) makes the composition infinite."""
+    gs = list(guarantees)
+    if not gs:
+        return 0.0, 0.0
+    if len({g.neighbouring for g in gs}) > 1:
+        raise ValueError("the guarantees use different neighbouring relations; they do not compose as stated")
+    if any(not g.private or not math.isfinite(g.epsilon) for g in gs):
+        return math.inf, max(g.delta for g in gs)
+    eps_basic = math.fsum(g.epsilon for g in gs)
+    delta_basic = math.fsum(g.delta for g in gs)
+    if delta is None or len(gs) == 1:
+        return eps_basic, delta_basic
+    delta = check_delta(delta)
+    if delta < delta_basic:
+        raise ValueError(f"delta = {delta:g} is below the releases' own deltas ({delta_basic:g})")
+    eps_pld = compose([("dp", g.epsilon, g.delta) for g in gs], delta - delta_basic) if delta > delta_basic else math.inf
+    return (min(eps_basic, eps_pld), delta) if eps_pld < eps_basic else (eps_basic, delta_basic)
+
+
+def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+    """The per-release (epsilon_k, delta_k) of ``k`` releases on the same data whose composition is within
+    (``epsilon``, ``delta``).  ``delta = 0``: epsilon / k each (basic composition, exact for pure DP).  ``delta > 0``:
+    delta_k = delta / (2k) and the largest epsilon_k (bisection, 40 steps) whose k-fold composition, computed by
+    dp-accounting at the remaining delta / 2, is at most ``epsilon`` (never below epsilon / k)."""
+    epsilon = check_epsilon(epsilon)
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    if delta == 0 or k == 1:
+        return epsilon / k, (delta / k if k > 1 else float(delta))
+    delta = check_delta(delta)
+    dk = delta / (2.0 * k)
+    lo, hi = epsilon / k, epsilon
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if compose([("dp", mid, dk)] * k, delta / 2.0, value_discretization_interval=min(1e-4, mid / 200.0)) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo, dk
+
+
+class Accountant:
+    """A running total of the releases made on one data set (like diffprivlib's ``BudgetAccountant``).
+
+    ``spend(estimator_or_guarantee)`` records a release (refusing one that would exceed the budget);
+    ``total(delta)`` is the composed (epsilon, delta) of everything spent (:func:`compose_guarantees`)."""
+
+    def __init__(self, epsilon: float = math.inf, delta: float = 0.0) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.spent: list[object] = []
+
+    def total(self, delta: float | None = None) -> tuple[float, float]:
+        return compose_guarantees(self.spent, self.delta if delta is None and self.delta > 0 else delta)
+
+    def spend(self, release: object) -> tuple[float, float]:
+        g = getattr(release, "guarantee_", release)
+        eps, dlt = compose_guarantees(self.spent + [g], self.delta if self.delta > 0 else None)
+        if eps > self.epsilon * (1.0 + 1e-12) or dlt > self.delta * (1.0 + 1e-12):
+            raise ValueError(f"spending ({g.epsilon:g}, {g.delta:g}) would reach ({eps:g}, {dlt:g}), beyond the budget "
+                             f"({self.epsilon:g}, {self.delta:g})")
+        self.spent.append(g)
+        return eps, dlt
+
+    def remaining(self, k: int = 1) -> tuple[float, float]:
+        """What ``k`` further equal releases may each spend (basic composition of the rest)."""
+        eps, dlt = self.total()
+        return max(0.0, self.epsilon - eps) / k, max(0.0, self.delta - dlt) / k

@@ -4,9 +4,10 @@ Results are keyed by the function's code and its arguments (joblib hashes numpy 
 is keyed by its bytes, not its name), under a folder named after a hash of the whole ``dpkernels`` source: any
 change to the library starts a fresh cache, so a cached result never outlives the code that computed it (joblib
 alone would not notice a change in a function the cached one calls).  The cache lives in
-``$DPKERNELS_CACHE/joblib/<source hash>`` (default ``~/.cache/dpkernels/...``), is safe to delete at any time,
-and is switched off by ``DPKERNELS_NO_CACHE=1`` (``make test`` computes everything).  Cache only deterministic, non-private computations whose inputs are
-all arguments (a non-private solve, a sensitivity search with a fixed seed), never a release.
+``$DPKERNELS_CACHE/joblib/<source hash>`` (default: the user cache directory, ``~/.cache/dpkernels`` on Linux), is
+safe to delete at any time, and is switched off by ``DPKERNELS_NO_CACHE=1`` (``make test`` computes everything).
+Cache only deterministic, non-private computations whose inputs are all arguments (a non-private solve, a
+sensitivity search with a fixed seed), never a release.
 """
 
 from __future__ import annotations

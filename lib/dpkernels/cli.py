@@ -1,19 +1,78 @@
-"""The ``dpkernels`` command: reproduce the papers, build the report, inspect the datasets."""
+"""The ``dpkernels`` command: run the papers' notebooks, compare a run with the committed reference, update the
+reference, build the documentation site, inspect the datasets.
+
+A run writes only under ``build/<profile>/``; only ``dpkernels update-reference`` rewrites tracked files.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "parse_parameters"]
+
+
+def parse_parameters(items: list[str] | None) -> dict[str, Any]:
+    """``name=value`` pairs of ``-p``; each value is read as YAML (``1000``, ``0.5``, ``[0.1, 1]``, ``null``,
+    ``{audit_releases: 1000}``), so it reaches the notebook with its type."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise argparse.ArgumentTypeError(f"parameter {item!r} is not name=value")
+        out[name.strip()] = yaml.safe_load(value)
+    return out
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from dpkernels.runner import reproduce
 
-    return reproduce(profile=args.profile, papers=args.paper, jobs=args.jobs,
-                     update_notebooks=False if args.no_update else None, progress=not args.no_progress,
+    return reproduce(profile=args.profile, papers=args.paper, jobs=args.jobs, progress=not args.no_progress,
                      scheduler=args.scheduler)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from dpkernels.runner import run_one
+
+    try:
+        params = parse_parameters(args.parameter)
+    except argparse.ArgumentTypeError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    profile = params.pop("profile", args.profile)
+    return run_one(args.paper, profile, params, progress=not args.no_progress)
+
+
+def _cmd_update_reference(args: argparse.Namespace) -> int:
+    from dpkernels.reference import update_reference
+
+    try:
+        update_reference(args.profile)
+    except (FileNotFoundError, RuntimeError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from dpkernels import profiles
+    from dpkernels.report import PAPER_TITLES
+    from dpkernels.runner import available_papers
+
+    for paper in available_papers():
+        print(f"{paper}: {PAPER_TITLES.get(paper, '')}")
+        print(f"  notebook: notebooks/{paper}.py (source), notebooks/{paper}.ipynb (executed reference)")
+        print(f"  papermill parameters: profile ({', '.join(profiles.PROFILE_NAMES)}; default quick), seed, sizes "
+              "(a mapping overriding the profile's values below)")
+        if paper in profiles.papers():
+            quick, full = profiles.load(paper, "quick"), profiles.load(paper, "full")
+            print(f"  {'size':<24} {'quick':<28} full")
+            for key in quick:
+                print(f"  {key:<24} {str(quick[key]):<28} {full[key]}")
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -35,6 +94,14 @@ def _cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_site(args: argparse.Namespace) -> int:
+    from dpkernels.site import build_site
+
+    index = build_site(out=args.out)
+    print(f"site: {index}")
+    return 0
+
+
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from dpkernels.datasets import status
 
@@ -51,24 +118,54 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpkernels")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dpkernels", description=__doc__)
+    parser = argparse.ArgumentParser(prog="dpkernels", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"dpkernels {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("reproduce", help="execute the notebooks and regenerate paper_figures/")
+    p = sub.add_parser("list", help="the papers, their notebooks, profiles and parameters")
+    p.set_defaults(func=_cmd_list)
+    p = sub.add_parser("reproduce", help="execute the notebooks into build/<profile>/ and compare with the reference")
     p.add_argument("--profile", choices=("quick", "full"), default="full",
-                   help="full (default): each paper's protocol (budget: 15 minutes on 2 cores with --jobs 2); quick: a first "
-                   "look, outputs in build/quick/")
+                   help="full (default): each paper's protocol, the reference's profile (budget: 15 minutes on 2 "
+                   "cores with --jobs 2); quick: a first look")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
-    p.add_argument("--no-update", action="store_true", help="full profile: do not copy executed outputs into notebooks/*.ipynb")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the notebooks' sweeps on this Dask scheduler (default: $DPKERNELS_SCHEDULER, else locally)")
     p.set_defaults(func=_cmd_reproduce)
-    p = sub.add_parser("report", help="rebuild paper_figures/REPORT.md and the prose that quotes outputs (ERRATA.md, README.md)")
+    p = sub.add_parser("run", help="run one paper's notebook with papermill parameters (outputs in build/)")
+    p.add_argument("paper", metavar="PAPER")
+    p.add_argument("-p", "--parameter", action="append", metavar="NAME=VALUE",
+                   help="a papermill parameter, value read as YAML; repeatable (e.g. -p seed=7 "
+                   "-p 'sizes={audit_releases: 1000}'); profile=full selects the profile")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick", help="default quick")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
+    p = sub.add_parser("update-reference",
+                       help="copy the last run (build/<profile>/) into the tracked reference: paper_figures/, "
+                       "notebooks/*.ipynb, run times, README.md, ERRATA.md")
+    p.add_argument("--profile", choices=("quick", "full"), default="full",
+                   help="full (default): the whole reference; quick: only benchmarks/results/timings_quick.csv and the prose")
+    p.set_defaults(func=_cmd_update_reference)
+    p = sub.add_parser("site", help="build the documentation site (build/site/html/index.html)")
+    p.add_argument("--out", default=None, help="output folder (default build/site)")
+    p.set_defaults(func=_cmd_site)
+    p = sub.add_parser("report", help="rebuild paper_figures/REPORT.md and the prose that quotes it (README.md, "
+                       "ERRATA.md) from the tracked files, e.g. after editing a template in docs/")
     p.add_argument("--root", default=None, help="folder holding <paper>/checks.csv (default: paper_figures)")
     p.set_defaults(func=_cmd_report)
-    p = sub.add_parser("sync", help="update notebooks/*.ipynb inputs from their .py sources, keeping outputs")
+    p = sub.add_parser("sync", help="update the inputs of notebooks/*.ipynb from their .py sources, keeping outputs")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
     p.set_defaults(func=_cmd_sync)
     p = sub.add_parser("datasets", help="where each dataset was found and whether its checksum is valid")

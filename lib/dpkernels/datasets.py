@@ -3,11 +3,13 @@
 Where files are looked for, in order (see :func:`locate`):
 
 1. ``$DPKERNELS_DATA/<path>``: a data directory laid out like ``../shared/datasets`` (CI sets it);
-2. the repository's ``data/`` folder: compressed copies of the registry-derived files that may be
-   committed (not KDDCup99), with their provenance in ``data/SOURCES.md``;
-3. the user cache ``$DPKERNELS_CACHE`` (default ``$XDG_CACHE_HOME/dpkernels`` or ``~/.cache/dpkernels``);
-4. the file's canonical URL when online (KDDCup99 only), stored in the cache after its checksum
-   is verified.  ``DPKERNELS_OFFLINE=1`` disables downloads.
+2. the package data ``dpkernels/data/`` (read with :mod:`importlib.resources`, so it works from an installed
+   wheel): compressed copies of the registry-derived files that may be redistributed (not KDDCup99), with
+   their provenance in ``dpkernels/data/SOURCES.md``;
+3. the user cache ``$DPKERNELS_CACHE`` (default: the platform's user cache directory, ``pooch.os_cache``:
+   ``$XDG_CACHE_HOME/dpkernels`` or ``~/.cache/dpkernels`` on Linux);
+4. the file's canonical URLs when online (KDDCup99 only): :func:`pooch.retrieve` downloads to a temporary
+   file, checks the SHA-256 and only then keeps it in the cache.  ``DPKERNELS_OFFLINE=1`` disables downloads.
 
 A file whose checksum does not match is refused (:class:`ChecksumMismatch`); a file that cannot be
 found anywhere raises :class:`DatasetUnavailable`, whose message names every place that was tried.
@@ -15,15 +17,16 @@ found anywhere raises :class:`DatasetUnavailable`, whose message names every pla
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import hashlib
 import io
 import os
-import shutil
-import tempfile
-import urllib.request
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +57,9 @@ __all__ = [
     "chaudhuri_preprocess",
 ]
 
-REPO_DATA = Path(__file__).resolve().parents[2] / "data"
+#: Package-data copies extracted from a zipped installation live until the interpreter exits.
+_RESOURCES = ExitStack()
+atexit.register(_RESOURCES.close)
 
 
 class DatasetUnavailable(RuntimeError):
@@ -71,7 +76,7 @@ class DataFile:
 
     path: str
     sha256: str
-    vendored: str | None = None  #: path under the repository's data/ (a gzip of the raw file or the file itself)
+    vendored: str | None = None  #: path under the package data dpkernels/data/ (a gzip of the raw file or the file itself)
     vendored_sha256: str | None = None
     urls: tuple[str, ...] = ()
     source: str = ""
@@ -173,10 +178,21 @@ FILES: dict[str, DataFile] = {
 
 
 def _cache_dir() -> Path:
+    """``$DPKERNELS_CACHE``, else the platform's user cache directory for ``dpkernels`` (``pooch.os_cache``)."""
     if os.environ.get("DPKERNELS_CACHE"):
         return Path(os.environ["DPKERNELS_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "dpkernels"
+    import pooch
+
+    return Path(pooch.os_cache("dpkernels"))
+
+
+@lru_cache(maxsize=None)
+def _packaged(path: str) -> Path | None:
+    """The file ``path`` of the package data ``dpkernels/data/`` as a file-system path, or None if it is absent."""
+    ref = resources.files("dpkernels").joinpath("data", *path.split("/"))
+    if not ref.is_file():
+        return None
+    return _RESOURCES.enter_context(resources.as_file(ref))
 
 
 _SHA_CACHE: dict[tuple[str, int, int], str] = {}
@@ -187,11 +203,8 @@ def sha256_of(path: Path) -> str:
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     if key not in _SHA_CACHE:
-        h = hashlib.sha256()
         with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        _SHA_CACHE[key] = h.hexdigest()
+            _SHA_CACHE[key] = hashlib.file_digest(fh, "sha256").hexdigest()
     return _SHA_CACHE[key]
 
 
@@ -208,28 +221,24 @@ def _verify(path: Path, expected: str) -> Path:
 @dataclass(frozen=True)
 class Location:
     path: Path
-    origin: str  #: "DPKERNELS_DATA", "vendored", "cache" or "downloaded"
+    origin: str  #: "DPKERNELS_DATA", "package data", "cache" or "downloaded"
 
 
 def _download(f: DataFile, dest: Path, tried: list[str]) -> Path | None:
+    """Fetch ``f`` into ``dest`` from the first of its URLs that answers with the recorded SHA-256 (pooch
+    verifies the checksum before the file is moved into place; a mismatch leaves nothing behind)."""
     if os.environ.get("DPKERNELS_OFFLINE", "") not in ("", "0"):
         tried.append("download skipped (DPKERNELS_OFFLINE is set)")
         return None
+    import pooch
+
     for url in f.urls:
         try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            with urllib.request.urlopen(url, timeout=20) as resp, tempfile.NamedTemporaryFile(
-                dir=dest.parent, delete=False
-            ) as tmp:
-                shutil.copyfileobj(resp, tmp)
-            tmp_path = Path(tmp.name)
-            if sha256_of(tmp_path) != f.sha256:
-                tmp_path.unlink()
-                tried.append(f"{url} (downloaded, checksum mismatch: discarded)")
-                continue
-            tmp_path.replace(dest)
-            return dest
-        except OSError as exc:
+            return Path(pooch.retrieve(url, known_hash=f"sha256:{f.sha256}", fname=dest.name, path=dest.parent,
+                                       downloader=pooch.HTTPDownloader(progressbar=False, timeout=20)))
+        except ValueError:  # pooch's checksum mismatch
+            tried.append(f"{url} (downloaded, checksum mismatch: discarded)")
+        except OSError as exc:  # includes requests' connection and HTTP errors
             tried.append(f"{url} ({type(exc).__name__}: {exc})")
     return None
 
@@ -247,10 +256,10 @@ def locate(key: str, *, download: bool = True) -> Location:
     else:
         tried.append("$DPKERNELS_DATA (unset)")
     if f.vendored:
-        p = REPO_DATA / f.vendored
-        if p.is_file():
-            return Location(_verify(p, f.vendored_sha256 or f.sha256), "vendored")
-        tried.append(str(p))
+        p = _packaged(f.vendored)
+        if p is not None:
+            return Location(_verify(p, f.vendored_sha256 or f.sha256), "package data")
+        tried.append(f"package data dpkernels/data/{f.vendored}")
     p = _cache_dir() / f.path
     if p.is_file():
         return Location(_verify(p, f.sha256), "cache")

@@ -48,6 +48,7 @@ __all__ = [
     "grid_for",
     "laplace_lattice",
     "gamma_norm_lattice",
+    "gamma_norm_enclosure",
     "gaussian_lattice",
     "ExactNormals",
     "affine_gaussian_lattice",
@@ -318,6 +319,60 @@ def gamma_norm_lattice(center: ArrayLike, beta: float, random_state: object = No
         k[row, todo] = _refine_gamma_row(u, C[row], beta, grid, row, m, d, pairs, todo)
     out = grid * k.astype(np.float64)
     return out[0] if single else out
+
+
+def gamma_norm_enclosure(m: int, d: int, beta: float, random_state: object = None,
+                         rel_tol: float = 2.0**-40) -> tuple[Array, Array]:
+    """``m`` draws b (rows) with density proportional to exp(-beta ||b||_2), as float64 balls: ``(mid, rad)`` with the
+    exact real draw within ``rad`` of ``mid`` componentwise.
+
+    The draws are the same real functions of random bits as in :func:`gamma_norm_lattice` (Gamma(d, 1/beta) radius,
+    Box-Muller direction); nothing is rounded to a grid.  A row whose float enclosure is wider than ``rel_tol`` x
+    (||mid|| + 1/beta) (a normal near 0 makes the direction's radius large; d = 1 shows it) is recomputed in mpmath's
+    interval arithmetic from more random bits of the same uniforms, so every row meets that width and the law of the
+    draws is unchanged.  A mechanism that feeds ``mid`` to a deterministic float computation couples its output to
+    that of the exact real mechanism within a computable distance (see :mod:`dpkernels.argmin_release`).
+    """
+    beta = check_positive(beta, "beta")
+    m, d = int(m), int(d)
+    if m < 1 or d < 1:
+        raise ValueError(f"need m >= 1 and d >= 1, got m={m}, d={d}")
+    rng = check_random_state(random_state)
+    pairs = (d + 1) // 2
+    u = _Uniforms(rng, m * (d + 2 * pairs))
+    ub = u.ball()
+    rad_u = ub.take(np.s_[: m * d])
+    radius = _Ball(rad_u.mid.reshape(m, d), rad_u.rad.reshape(m, d)).neg_log().sum(axis=1).scale(1.0 / beta)
+    z = _box_muller(ub.take(np.s_[m * d:]), m, pairs)
+    z = _Ball(z.mid[:, :d], z.rad[:, :d])
+    norm = (z * z).sum(axis=1).sqrt()
+    r_over_norm = radius / norm
+    noise = z * _Ball(np.repeat(r_over_norm.mid[:, None], d, axis=1), np.repeat(r_over_norm.rad[:, None], d, axis=1))
+    mid, rad = noise.mid.copy(), noise.rad.copy()
+    with np.errstate(invalid="ignore"):
+        wide = ~(np.linalg.norm(rad, axis=1) <= rel_tol * (np.linalg.norm(mid, axis=1) + 1.0 / beta))
+    for row in np.flatnonzero(wide):
+        mid[row], rad[row] = _refine_gamma_enclosure(u, beta, row, m, d, pairs, rel_tol)
+    return mid, rad
+
+
+def _refine_gamma_enclosure(u: _Uniforms, beta: float, row: int, m: int, d: int, pairs: int, rel_tol: float
+                            ) -> tuple[Array, Array]:
+    """One row of :func:`gamma_norm_enclosure` in mpmath intervals, at growing precision until narrow enough."""
+    from mpmath import iv
+
+    for level in range(1, 9):
+        iv.prec = 64 * (level + 1) + 128
+        radius = sum((-iv.log(u.interval(row * d + j, level, iv)) for j in range(d)), iv.mpf(0)) / beta
+        z = _mp_normals(u, m * d + row * 2 * pairs, d, level, iv)
+        norm = iv.sqrt(sum((zj * zj for zj in z), iv.mpf(0)))
+        vals = [radius * zj / norm for zj in z]
+        mid = np.array([float(v.mid) for v in vals])
+        # the float midpoint is within half an ulp of the interval's midpoint: add it to the radius
+        rad = np.array([float(v.delta) / 2 for v in vals]) * (1.0 + 2.0**-40) + np.abs(mid) * 2.0**-52 + _ABS_FLOOR
+        if np.linalg.norm(rad) <= rel_tol * (np.linalg.norm(mid) + 1.0 / beta):
+            return mid, rad
+    raise RuntimeError("could not enclose a Gamma-norm draw (more than 512 random bits per uniform)")
 
 
 def _box_muller(ub: _Ball, m: int, pairs: int) -> _Ball:

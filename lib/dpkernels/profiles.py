@@ -1,8 +1,9 @@
-"""Profile parameters of the notebooks, read from ``notebooks/profiles.yaml`` (the single source).
+"""Profile parameters of the notebooks, read from the package data ``dpkernels/profiles.yaml`` (the single source).
 
 A profile (``quick`` for CI and a first look, ``full`` for paper scale) maps each paper to the sizes its notebook
 uses.  Notebooks call :func:`load` with their papermill ``profile`` parameter and may override single values
-through their ``sizes`` parameter.
+through their ``sizes`` parameter.  The file ships inside the package (read with :mod:`importlib.resources`), so
+an installed wheel has the same profiles as a clone.
 
 ``DPKERNELS_PROFILE_OVERRIDE`` (set by ``make test``) makes :func:`load` use that profile whatever the notebook
 says: nbval re-executes the committed full-profile notebooks at the quick scale and compares only the cells
@@ -12,20 +13,19 @@ marked ``# NBVAL_CHECK_OUTPUT``, which do not depend on the profile.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 import yaml
 
 __all__ = ["PROFILES_FILE", "PROFILE_NAMES", "load", "papers"]
 
-PROFILES_FILE = Path(__file__).resolve().parents[2] / "notebooks" / "profiles.yaml"
+PROFILES_FILE = resources.files("dpkernels").joinpath("profiles.yaml")
 PROFILE_NAMES = ("quick", "full")
 
 
 def _read() -> dict[str, dict[str, dict[str, Any]]]:
-    with open(PROFILES_FILE) as fh:
-        return yaml.safe_load(fh)
+    return yaml.safe_load(PROFILES_FILE.read_text())
 
 
 def papers() -> list[str]:

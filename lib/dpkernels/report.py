@@ -31,6 +31,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,7 @@ __all__ = [
     "Checks",
     "Verdict",
     "output_dir",
+    "BUILD_DIR",
     "write_table",
     "compare_table",
     "build_report",
@@ -72,9 +74,28 @@ PAPER_TITLES = {
 }
 
 
-def output_dir(paper: str) -> Path:
-    """Where a notebook writes its figures and tables: ``$DPKERNELS_OUTPUT/<paper>`` or ``paper_figures/<paper>``."""
-    base = Path(os.environ["DPKERNELS_OUTPUT"]) if os.environ.get("DPKERNELS_OUTPUT") else REPO_ROOT / "paper_figures"
+BUILD_DIR = REPO_ROOT / "build"
+_session_profile: str | None = None
+
+
+def output_dir(paper: str, profile: str | None = None) -> Path:
+    """Where a notebook writes its figures and tables: ``$DPKERNELS_OUTPUT/<paper>`` when set (the runner and
+    ``make test`` set it), else ``build/<profile>/paper_figures/<paper>``: never the committed reference
+    ``paper_figures/``, which only ``dpkernels update-reference`` rewrites.
+
+    ``profile``: the notebook's profile parameter; a call without one uses ``$DPKERNELS_PROFILE_OVERRIDE``,
+    ``$DPKERNELS_PROFILE``, the profile of an earlier call in this session (a notebook passes it once, then
+    :func:`write_table` and :meth:`Checks.write` follow), else ``quick`` (the notebooks' default).
+    """
+    global _session_profile
+    if profile is not None:
+        _session_profile = profile
+    if os.environ.get("DPKERNELS_OUTPUT"):
+        base = Path(os.environ["DPKERNELS_OUTPUT"])
+    else:
+        name = (profile or os.environ.get("DPKERNELS_PROFILE_OVERRIDE") or os.environ.get("DPKERNELS_PROFILE")
+                or _session_profile or "quick")
+        base = BUILD_DIR / name / "paper_figures"
     out = base / paper
     out.mkdir(parents=True, exist_ok=True)
     return out
@@ -412,20 +433,18 @@ def build_report(root: Path | None = None) -> Path:
 _REF = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 
 
-def resolve_reference(ref: str, root: Path | None = None) -> str:
-    """The text of one reference ``{{ <source> | <format> }}`` of a prose template (the format is optional).
+def _source_file(body: str) -> str:
+    """The file a reference's source reads, relative to a root."""
+    if ".csv" in body:
+        return body.partition("?")[0]
+    if ".json" in body:
+        return body.partition("#")[0]
+    if ":" in body:
+        return f"paper_figures/{body.split(':', 1)[0]}/checks.csv"
+    raise KeyError(f"cannot resolve {body!r}")
 
-    Sources:
 
-    * ``<paper>:<check id>.<column>``: a cell of ``paper_figures/<paper>/checks.csv``;
-    * ``<path>.csv?<col>=<value>&...#<column>``: a cell of any CSV under the repository, selected by equality on
-      columns (exactly one row must match);
-    * ``<path>.json#<key>.<key>...``: a value of a JSON file.
-
-    The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
-    """
-    root = REPO_ROOT if root is None else Path(root)
-    body, _, fmt = (part.strip() for part in ref.partition("|"))
+def _lookup(body: str, root: Path) -> object:
     if ".csv" in body:
         path, _, rest = body.partition("?")
         sel, _, col = rest.rpartition("#")
@@ -435,22 +454,54 @@ def resolve_reference(ref: str, root: Path | None = None) -> str:
             df = df[df[k] == v]
         if len(df) != 1:
             raise KeyError(f"{path}?{sel} matches {len(df)} rows")
-        value: object = df.iloc[0][col]
-    elif ".json" in body:
+        return df.iloc[0][col]
+    if ".json" in body:
         path, _, keys = body.partition("#")
         value = json.loads((root / path).read_text())
         for k in keys.split("."):
             value = value[int(k)] if isinstance(value, list) else value[k]
-    elif ":" in body:
-        paper, rest = body.split(":", 1)
-        rid, _, col = rest.rpartition(".")
-        df = pd.read_csv(root / "paper_figures" / paper / "checks.csv", dtype=str, keep_default_na=False)
-        hit = df[df["id"] == rid]
-        if len(hit) != 1:
-            raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
-        value = hit.iloc[0][col]
-    else:
-        raise KeyError(f"cannot resolve {ref!r}")
+        return value
+    paper, rest = body.split(":", 1)
+    rid, _, col = rest.rpartition(".")
+    df = pd.read_csv(root / "paper_figures" / paper / "checks.csv", dtype=str, keep_default_na=False)
+    hit = df[df["id"] == rid]
+    if len(hit) != 1:
+        raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
+    return hit.iloc[0][col]
+
+
+def _roots(root: Path | Sequence[Path] | None) -> list[Path]:
+    if root is None:
+        return [REPO_ROOT]
+    if isinstance(root, (str, Path)):
+        return [Path(root)]
+    return [Path(r) for r in root]
+
+
+def resolve_reference(ref: str, root: Path | Sequence[Path] | None = None) -> str:
+    """The text of one reference ``{{ <source> | <format> }}`` of a prose template (the format is optional).
+
+    Sources:
+
+    * ``<paper>:<check id>.<column>``: a cell of ``paper_figures/<paper>/checks.csv``;
+    * ``<path>.csv?<col>=<value>&...#<column>``: a cell of any CSV under the repository, selected by equality on
+      columns (exactly one row must match);
+    * ``<path>.json#<key>.<key>...``: a value of a JSON file.
+
+    ``root``: the folder the paths are relative to (default: the repository), or a list of such folders searched
+    in order (a run's ``build/<profile>/`` first, then the repository for what the run did not produce: a file
+    or a row it lacks).  The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
+    """
+    roots = _roots(root)
+    body, _, fmt = (part.strip() for part in ref.partition("|"))
+    found = [r for r in roots if (r / _source_file(body)).exists()] or roots[-1:]
+    for i, r in enumerate(found):
+        try:
+            value = _lookup(body, r)
+            break
+        except KeyError:  # not in this root: the next one (a run's outputs, then the reference)
+            if i == len(found) - 1:
+                raise
     if fmt:
         try:
             return format(float(value), fmt)
@@ -459,6 +510,6 @@ def resolve_reference(ref: str, root: Path | None = None) -> str:
     return str(value)
 
 
-def render_template(text: str, root: Path | None = None) -> str:
+def render_template(text: str, root: Path | Sequence[Path] | None = None) -> str:
     """Replace every ``{{ reference }}`` (:func:`resolve_reference`) in ``text``."""
     return _REF.sub(lambda m: resolve_reference(m.group(1), root), text)

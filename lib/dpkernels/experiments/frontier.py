@@ -441,7 +441,7 @@ def _spent(est: Any, mech: Mechanism) -> tuple[float, float]:
     g = getattr(est[-1] if hasattr(est, "steps") else est, "guarantee_", None)
     if g is None:  # diffprivlib: pure epsilon-DP at its epsilon
         return float(est.epsilon), 0.0
-    eps = g.epsilon_solver if g.epsilon_solver is not None else g.epsilon
+    eps = g.epsilon  # the level that holds, solver slack included
     return float(eps), float(g.delta)
 
 

@@ -1,20 +1,28 @@
 """What every mechanism states and keeps: its guarantee, its release, and nothing else.
 
-* :class:`Guarantee`: epsilon, delta, the neighbouring relation, the statement it implements, what is released
-  (``attributes``: every fitted attribute the release consists of), the assumptions, and how the noise was drawn.
+* :class:`Guarantee`: epsilon, delta (the level that holds, everything included), the neighbouring relation, the
+  statement it implements, what is released (``attributes``: every fitted attribute the release consists of), the
+  assumptions, and how the noise was drawn.
 * :class:`ReleaseMixin`: the release hygiene of every fitted estimator.
 
   - A fitted object is a release.  It holds only what its guarantee covers: the attributes named in
     ``_release_attributes`` (plus scikit-learn's public metadata ``n_features_in_``, ``classes_`` and the
-    ``guarantee_``).  The non-private solution is kept only with ``keep_nonprivate=True`` (evaluation and
-    audits), and the guarantee then says that the object is not a release.
-  - Its pickle holds the same and never the seed or the state of the generator that drew the noise:
-    ``random_state`` is stored as ``None`` (a seed plus a release recovers the non-private output).
-  - :func:`sklearn.base.clone` gives every clone its own noise stream: an int seed becomes a child
-    ``SeedSequence`` (a different spawn key per clone), a ``Generator`` or ``SeedSequence`` is spawned.  Without
-    this, ``GridSearchCV`` or cross-validation would add the *same* noise to models fitted on different data.
+    ``guarantee_``) and its parameters.  The non-private solution is kept only with ``keep_nonprivate=True``
+    (evaluation and audits), and the guarantee then says that the object is not a release.  No generator, bit
+    generator, ``RandomState`` or ``SeedSequence`` is ever kept by a fit, sub-estimators included.
+  - Randomness.  ``random_state=None`` (the default) draws the noise from operating-system entropy: nothing in the
+    object lets anyone replay it.  An int seed (or a ``SeedSequence``) is a reproduction tool and stays in the
+    parameters, as in scikit-learn: the object and its pickle hold the seed, and anyone with the seed can subtract
+    the noise.  The noise stream of a seeded fit is derived from the seed *and* a SHA-256 digest of the estimator's
+    class and other parameters and of the training data (:func:`noise_generator`): a clone fitted on the same data
+    with the same parameters reproduces the same release (reruns, ``GridSearchCV(n_jobs=2)`` = ``n_jobs=1``), while
+    different data (cross-validation folds) or different parameters (grid candidates) get independent noise, so a
+    seed is never reused across releases that differ.  A ``Generator`` passed as ``random_state`` is used as is
+    (scikit-learn's convention) and stays in the parameters.
+  - :meth:`ReleaseMixin.release` exports what may be published: a copy with the release, the public metadata and
+    ``random_state=None`` (no seed, no generator, no non-private state).  Publish that, not the fitted object.
 
-* :func:`resolve_classes`: the label set is a public parameter; inferring it from the data warns.
+* :func:`resolve_classes`: the label set is a public parameter; it is never read from the data.
 * :func:`noise_release`: every noisy release goes through here (``noise="lattice"`` by default: exactly
   rounded to a grid, see :mod:`dpkernels.lattice`; ``noise="continuous"``: the papers' float64 samplers, which a
   floating-point attack defeats, kept to reproduce the papers' numbers and warned about).
@@ -23,6 +31,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
+import math
 import numbers
 import warnings
 from collections.abc import Sequence
@@ -31,11 +42,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import clone
+from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
-from dpkernels._validation import PrivacyLeakWarning, UnsafeNoiseWarning, check_positive, check_random_state
+from dpkernels._validation import DATA_BOUND, PrivacyLeakWarning, UnsafeNoiseWarning, check_positive, check_random_state
 from dpkernels import lattice
 from dpkernels.noise import gamma_norm_vector, gaussian_vector, laplace_vector
 
@@ -49,6 +60,9 @@ __all__ = [
     "resolve_classes",
     "noise_release",
     "randomness_note",
+    "noise_generator",
+    "void_guarantee",
+    "UNSAFE_NOISE_MESSAGE",
 ]
 
 #: The neighbouring relation of all five papers' replacement-style definitions.
@@ -62,10 +76,13 @@ PUBLIC_METADATA = ("n_features_in_", "classes_", "guarantee_", "feature_names_in
 class Guarantee:
     """A mechanism's privacy statement.
 
-    ``epsilon``/``delta``: the level the calibration targets; ``epsilon_solver``: the level that holds when the
-    non-private minimiser is only certified to within the solver tolerance (see :mod:`dpkernels.solvers`);
-    ``released``: what is published, in words; ``attributes``: the fitted attributes that hold it; ``noise``: how
-    the noise was drawn; ``notes``: anything else a user must know (seeding, evaluation mode).
+    ``epsilon``/``delta``: the level that holds for the released object, everything included (the solver's
+    certified slack, the floating-point argument of an argmin release); ``epsilon_calibrated``: the epsilon the
+    noise formula was evaluated at when it differs (e.g. eps / (1 + 2 solver_tol) for output perturbation, whose
+    centre is only certified to within solver_tol x the sensitivity, so that ``epsilon`` is what the user asked for);
+    ``released``: what is published, in words; ``attributes``: the fitted attributes that hold it; ``noise``: how the
+    noise was drawn; ``notes``: anything else a user must know (seeding, evaluation mode); ``private``: False when the
+    object is not a release (non-private state kept, or a bound read from the data).
     """
 
     epsilon: float
@@ -74,7 +91,7 @@ class Guarantee:
     released: str
     statement: str
     assumptions: tuple[str, ...] = field(default_factory=tuple)
-    epsilon_solver: float | None = None
+    epsilon_calibrated: float | None = None
     attributes: tuple[str, ...] = field(default_factory=tuple)
     noise: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -89,19 +106,87 @@ class Guarantee:
             lines.append(f"  attributes: {', '.join(self.attributes)}")
         if self.noise:
             lines.append(f"  noise: {self.noise}")
-        if self.epsilon_solver is not None:
-            lines.append(f"  with the certified solver tolerance: epsilon <= {self.epsilon_solver:.6g}")
+        if self.epsilon_calibrated is not None:
+            lines.append(f"  noise calibrated at epsilon = {self.epsilon_calibrated:.6g} (the rest covers the certified "
+                         "solver slack)")
         lines += [f"  assumes: {a}" for a in self.assumptions]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
 
+def void_guarantee(g: Guarantee, why: str) -> Guarantee:
+    """The guarantee of a fit that is not private (e.g. a bound read from the data): epsilon infinite, private False."""
+    return dataclasses.replace(g, epsilon=math.inf, private=False, notes=g.notes + (why,))
+
+
 def randomness_note(random_state: object) -> str:
     """What a user must know about the source of the noise."""
     if random_state is None:
-        return "noise drawn from operating-system entropy (random_state=None)"
-    return ("SEEDED noise (random_state given): for reproduction only. Anyone who knows the seed or the generator's "
-            "state can subtract the noise; keep it secret and use it once. A pickle of this object does not hold it.")
+        return "noise drawn from operating-system entropy (random_state=None): nothing in the object replays it"
+    return ("SEEDED noise (random_state given): for reproduction only. The seed stays in the parameters (scikit-learn's "
+            "convention) and in a pickle of this object; anyone who knows it can subtract the noise. Publish "
+            "release(), which holds no seed.")
+
+
+#: Parameters that do not enter a seeded fit's noise stream: the seed itself, and the evaluation switch that keeps the
+#: non-private solution beside the same release.
+_UNSEEDED_PARAMETERS = ("random_state", "keep_nonprivate")
+
+
+def _digest_update(h: "hashlib._Hash", obj: object) -> None:
+    """Feed a canonical serialisation of ``obj`` (arrays by their bytes, estimators by class and parameters)."""
+    if isinstance(obj, np.ndarray):
+        a = np.ascontiguousarray(obj)
+        h.update(f"ndarray{a.dtype.str}{a.shape}".encode())
+        h.update(memoryview(a).cast("B") if a.size else b"")
+    elif hasattr(obj, "tocsr") and hasattr(obj, "indptr"):  # scipy sparse
+        m = obj.tocsr()
+        h.update(f"csr{m.shape}".encode())
+        for part in (m.data, m.indices, m.indptr):
+            _digest_update(h, np.asarray(part))
+    elif isinstance(obj, BaseEstimator):
+        h.update(type(obj).__qualname__.encode())
+        for k, v in sorted(obj.get_params(deep=False).items()):
+            if k not in _UNSEEDED_PARAMETERS:
+                h.update(k.encode())
+                _digest_update(h, v)
+    elif isinstance(obj, (list, tuple)):
+        h.update(f"{type(obj).__name__}{len(obj)}".encode())
+        for v in obj:
+            _digest_update(h, v)
+    elif isinstance(obj, dict):
+        for k in sorted(obj, key=repr):
+            h.update(repr(k).encode())
+            _digest_update(h, obj[k])
+    else:
+        h.update(f"{type(obj).__name__}:{obj!r}".encode())
+
+
+def noise_generator(random_state: object, estimator: object, *data: object) -> np.random.Generator:
+    """The generator of a fit's noise.
+
+    * ``None``: a fresh generator from operating-system entropy.
+    * an int or a ``SeedSequence``: a generator seeded with that seed *and* the SHA-256 digest of the estimator (its
+      class and parameters other than ``random_state`` and ``keep_nonprivate``) and of ``data`` (the training
+      arrays), as the spawn key:
+      identical seeds, parameters and data reproduce the same noise; anything different draws independent noise
+      (a seed is never reused across releases that differ).
+    * a ``Generator``: used as is (the caller's stream).
+    """
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return check_random_state(random_state)
+    if isinstance(random_state, (numbers.Integral, np.integer)):
+        ss = np.random.SeedSequence(int(random_state))
+    elif isinstance(random_state, np.random.SeedSequence):
+        ss = random_state
+    else:
+        return check_random_state(random_state)  # raises with the accepted types
+    h = hashlib.sha256()
+    _digest_update(h, estimator)
+    for arr in data:
+        _digest_update(h, arr)
+    words = np.frombuffer(h.digest(), dtype="<u4").tolist()
+    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(words)))
 
 
 def noise_description(noise: str) -> str:
@@ -112,16 +197,21 @@ def noise_description(noise: str) -> str:
             "neighbours apart whatever epsilon says; for reproducing the paper's numbers only)")
 
 
-def check_noise(noise: str) -> str:
-    if noise not in NOISE_MODES:
+#: What noise='continuous' costs, in numbers (tests/test_release_hygiene.py runs these attacks as negative controls).
+UNSAFE_NOISE_MESSAGE = (
+    "noise='continuous' uses the paper's float64 sampler and solve, which are not differentially private in floating "
+    "point: a floating-point attack that knows the two neighbouring data sets tells them apart in every trial "
+    "(Mironov 2012 for Laplace sampling; the argmin attack for objective perturbation), i.e. a 95% lower bound on "
+    "epsilon above 3 whatever epsilon the guarantee states (our tests: 1500/1500 against 0/1500 at a claimed epsilon "
+    "of 1). Use noise='lattice' (the default) for a release; 'continuous' is for reproducing the papers' numbers")
+
+
+def check_noise(noise: object) -> str:
+    """Validate a ``noise`` option ("lattice" or "continuous"); "continuous" warns with :data:`UNSAFE_NOISE_MESSAGE`."""
+    if not isinstance(noise, str) or noise not in NOISE_MODES:
         raise ValueError(f"noise must be one of {NOISE_MODES}, got {noise!r}")
     if noise == "continuous":
-        warnings.warn(
-            "noise='continuous' uses the paper's float64 sampler, which is not differentially private in floating "
-            "point (Mironov 2012); use noise='lattice' for a release",
-            UnsafeNoiseWarning,
-            stacklevel=3,
-        )
+        warnings.warn(UNSAFE_NOISE_MESSAGE, UnsafeNoiseWarning, stacklevel=3)
     return noise
 
 
@@ -174,8 +264,10 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
 
     ``classes`` given: every label must be one of them (``ValueError`` otherwise); a class absent from ``y`` is
     fine (the label set is public, not learned).  ``classes=None``: labels in {-1, +1} use that set (the papers'
-    convention, data-independent); any other labels are inferred with ``np.unique`` and a
-    :class:`~dpkernels.PrivacyLeakWarning` (the set of labels present is a fact about the private data).
+    convention, data-independent); any other labels raise ``ValueError`` asking for
+    ``classes`` (the set of labels present is a fact about the private data, never read from it by default).
+    ``classes="data"`` reads it from the data explicitly, with a :class:`~dpkernels.PrivacyLeakWarning`; the
+    estimator's guarantee then says it is not private (:meth:`ReleaseMixin._void_if_data_derived`).
     Binary estimators need exactly two classes; index 0 maps to -1 and index 1 to +1.
     """
     if y is None:
@@ -195,28 +287,36 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
         raise ValueError("y contains missing labels")
     if arr.dtype.kind == "f" and classes is None and np.any(arr != np.round(arr)):
         raise ValueError(f"Unknown label type: {type_of_target(arr)} (a classifier needs class labels, e.g. -1/+1)")
-    if classes is None:
+    if classes is None or (isinstance(classes, str) and classes == DATA_BOUND):
+        kind = type_of_target(arr)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {kind} (a classifier needs class labels)")
+    if isinstance(classes, str) and classes == DATA_BOUND:
+        cls = np.unique(arr)
+        warnings.warn(f"classes={DATA_BOUND!r}: the label set {cls.tolist()[:10]} is read from the private data, so this "
+                      "fit is NOT differentially private (its guarantee_ says private=False, epsilon=inf)",
+                      PrivacyLeakWarning, stacklevel=3)
+    elif classes is None:
         numeric = arr.dtype.kind in "biuf"
         if numeric and np.all(np.isin(arr, (-1, 1))):
-            cls = np.array([-1, 1])
+            cls = np.array([-1, 1])  # the papers' convention, data-independent
         else:
-            cls = np.unique(arr)
-            warnings.warn(
-                f"classes not given: using the labels found in y ({cls.tolist()[:10]}). The label set of the private "
-                "data is itself private (a class present in one data set and absent from its neighbour shows); pass "
-                "classes=... (the public label set)",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
+            found = np.unique(arr).tolist()[:10]
+            raise ValueError(
+                f"classes is not given and the labels ({found}) are not the public binary convention -1/+1: pass "
+                "classes=[...] (the public label set). Reading the label set from the private data would release a "
+                "fact about it (a class present in one data set and absent from its neighbour shows); "
+                f"classes={DATA_BOUND!r} does that explicitly and voids the guarantee")
     else:
         cls = np.asarray(list(classes))
         if cls.ndim != 1 or len(np.unique(cls)) != len(cls):
             raise ValueError(f"classes must be a sequence of distinct labels, got {classes!r}")
     if binary and len(cls) != 2:
         raise ValueError(f"Only binary classification is supported: a binary mechanism needs exactly two classes, got "
-                         f"{len(cls)}: {cls.tolist()[:10]} (K classes one-against-all are K releases: compose them)")
+                         f"{len(cls)} class{'' if len(cls) == 1 else 'es'}: {cls.tolist()[:10]} (K classes "
+                         "one-against-all are K releases: compose them)")
     if not binary and len(cls) < 2:
-        raise ValueError("need at least two classes")
+        raise ValueError(f"need at least two classes, got {len(cls)} class")
     order = np.argsort(cls, kind="stable")
     sorted_cls = cls[order]
     try:
@@ -240,46 +340,54 @@ class ReleaseMixin:
 
     _release_attributes: ClassVar[tuple[str, ...]] = ()
     _nonprivate_attributes: ClassVar[tuple[str, ...]] = ("nonprivate_",)
-    _clone_counter: int = 0
 
-    # pickling ----------------------------------------------------------------------------------
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        params = set(self.get_params(deep=False))
-        allowed = params | set(self._release_attributes) | set(PUBLIC_METADATA)
-        if getattr(self, "keep_nonprivate", False):
-            allowed |= set(self._nonprivate_attributes)
-        kept = {k: v for k, v in state.items() if k in allowed}
-        if "random_state" in kept:
-            kept["random_state"] = None  # never the seed or the generator's state
-        kept["_sklearn_version"] = state.get("_sklearn_version")
-        return kept
+    def _noise_rng(self, *data: object) -> np.random.Generator:
+        """The generator this fit draws its noise from (:func:`noise_generator` of ``random_state``, this estimator
+        and the training data)."""
+        return noise_generator(self.random_state, self, "noise", *data)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+    def _public_rng(self, *public: object) -> np.random.Generator:
+        """The generator of this fit's data-independent randomness (feature maps, projections, splits), derived from
+        ``random_state`` and public quantities only (e.g. the input dimension), not the parameters: neighbouring data
+        sets and other parameter values share it, as the papers' analyses assume (it is released anyway).  With ``random_state=None`` it is fresh entropy; with a
+        ``Generator`` it is that generator."""
+        return noise_generator(self.random_state, "public", *public)
 
-    # cloning -----------------------------------------------------------------------------------
-    def __sklearn_clone__(self) -> Any:
+    def release(self) -> Any:
+        """What may be published: a copy holding the release (the attributes its ``guarantee_`` names), the public
+        metadata and the parameters, with ``random_state=None`` and ``keep_nonprivate=False`` (no seed, no generator,
+        no non-private state).  Predictions are unchanged."""
+        if not hasattr(self, "guarantee_"):
+            raise AttributeError(f"{type(self).__name__} is not fitted: there is nothing to release")
+        if not self.guarantee_.private and not getattr(self, "keep_nonprivate", False):
+            raise ValueError(f"{type(self).__name__}'s fit is not private ({self.guarantee_.statement}): nothing of it "
+                             "may be released")
         params = self.get_params(deep=False)
-        new = {k: (clone(v, safe=False) if k != "random_state" else self._child_random_state(v)) for k, v in params.items()}
-        return type(self)(**new)
+        params["random_state"] = None
+        if "keep_nonprivate" in params:
+            params["keep_nonprivate"] = False
+        out = type(self)(**{k: (v.release() if isinstance(v, ReleaseMixin) and hasattr(v, "guarantee_") else v)
+                            for k, v in params.items()})
+        for k in set(self._release_attributes) | set(PUBLIC_METADATA):
+            if hasattr(self, k):
+                v = getattr(self, k)
+                setattr(out, k, v.release() if isinstance(v, ReleaseMixin) else copy.deepcopy(v))
+        g = self.guarantee_
+        notes = tuple(n for n in g.notes if not n.startswith(("SEEDED", "noise drawn from", "keep_nonprivate=True")))
+        seeded = self.random_state is not None
+        out.guarantee_ = dataclasses.replace(
+            g, private=True, notes=(("noise was seeded for reproduction; this export holds no seed" if seeded else
+                                     "noise drawn from operating-system entropy"),) + notes)
+        return out
 
-    def _child_random_state(self, rs: object) -> object:
-        """An independent noise stream for a clone (deterministic given the parent's seed, distinct per clone)."""
-        if rs is None:
-            return None
-        if isinstance(rs, (numbers.Integral, np.integer)):
-            k = self._clone_counter
-            self._clone_counter = k + 1
-            return np.random.SeedSequence(entropy=int(rs), spawn_key=(k,))
-        if isinstance(rs, np.random.SeedSequence):
-            return rs.spawn(1)[0]
-        if isinstance(rs, np.random.Generator):
-            try:
-                return rs.spawn(1)[0]
-            except (TypeError, ValueError, AttributeError):  # a generator without a seed sequence
-                return np.random.default_rng(rs.integers(0, 2**63, size=4))
-        return copy.deepcopy(rs)
+    def _void_if_data_derived(self) -> None:
+        """Make ``guarantee_`` say "not private" (epsilon infinite) when a bound or the label set was read from the
+        data on request (``data_norm="data"``, ``classes="data"``)."""
+        read = [p for p in ("classes", "data_norm") if isinstance(getattr(self, p, None), str)
+                and getattr(self, p) == DATA_BOUND]
+        if read and self.guarantee_.private:
+            self.guarantee_ = void_guarantee(self.guarantee_, f"{', '.join(p + '=' + repr(DATA_BOUND) for p in read)}: "
+                                             "read from the private data, so this fit is NOT differentially private")
 
     # helpers -----------------------------------------------------------------------------------
     def _notes(self) -> tuple[str, ...]:

@@ -34,7 +34,6 @@ rho in (0, Lambda r].  Neighbouring relation: replace-one (m fixed).  The labels
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dpkernels import lattice
 from dpkernels._validation import (
-    PrivacyLeakWarning,
+    DEFAULT_DATA_NORM,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -56,6 +55,7 @@ from dpkernels._validation import (
     check_probability,
     check_random_state,
     check_row_norms,
+    public_bound,
 )
 from dpkernels.accounting import gaussian_epsilon, gaussian_sigma
 from dpkernels.bounds import bassily as B
@@ -193,21 +193,12 @@ def _pm1(idx: NDArray[np.intp]) -> Array:
     return np.where(idx == 1, 1.0, -1.0)
 
 
-def _data_norm(X: Array, data_norm: float | None, clip: bool) -> tuple[Array, float]:
-    """(X, r): ``data_norm`` checked (rows above it refused or clipped), or inferred from X with a warning."""
-    if data_norm is None:
-        r = float(row_norms(X).max())
-        if not r > 0:
-            raise ValueError("every row of X is zero; pass data_norm")
-        warnings.warn(
-            f"data_norm not given: using the data's largest row norm {r:.6g} as r. The noise is calibrated to it, so "
-            "this leaks the private data; pass data_norm (a bound over all possible inputs).",
-            PrivacyLeakWarning,
-            stacklevel=4,
-        )
-        return X, r
-    r = check_positive(data_norm, "data_norm")
-    return check_row_norms(X, r, clip=clip, what="row L2 norms ||x||"), r
+def _data_norm(X: Array, data_norm: object, clip: bool) -> tuple[Array, float]:
+    """(X, r): ``data_norm`` a public bound (rows above it refused or clipped), or ``"data"`` (read from X: the fit is
+    then not private; see :func:`dpkernels._validation.public_bound`)."""
+    norms = row_norms(X)
+    r, _ = public_bound(data_norm, norms)
+    return check_row_norms(X, r, clip=clip, what=f"row L2 norms ||x|| (data_norm = {r:g})", norms=norms), r
 
 
 def _check_privacy(epsilon: float, delta: float, m: int) -> tuple[float, float]:
@@ -239,9 +230,10 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def _validate(self, X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64, accept_sparse=False)
         X = check_finite_array(X)
-        if self.classes is not None and len(list(self.classes)) != 2:
+        read = isinstance(self.classes, str) and self.classes == "data"
+        if self.classes is not None and not read and len(list(self.classes)) != 2:
             raise ValueError(f"Only binary classification is supported: classes must hold two labels, got {self.classes!r}")
-        if self.classes is None:  # the labels are inferred (resolve_classes warns): say what they are
+        if self.classes is None or read:  # labels not given as a public pair: say what is wrong with them
             kind = type_of_target(y)
             if kind == "continuous":
                 raise ValueError("Unknown label type: continuous target; pass class labels (and classes=...)")
@@ -291,12 +283,14 @@ class _Algorithm2(_MarginBase):
             k = _check_int(self.n_components, "n_components")
         return epsilon, delta, Lambda, rho, k
 
-    def _fit_compressed(self, X: Array, y: Array, r: float, rng: np.random.Generator) -> tuple[Array, Any, MarginState]:
+    def _fit_compressed(self, X: Array, y: Array, r: float, public: np.random.Generator, rng: np.random.Generator
+                        ) -> tuple[Array, Any, MarginState]:
+        """The JL map from ``public`` (data-independent), the noisy steps from ``rng``."""
         m, d = X.shape
         epsilon, delta, Lambda, rho, k = self._settings(m, r)
         if self.projection not in ("auto", "srht", "rademacher", "gaussian", "sparse"):
             raise ValueError(f"projection must be 'auto', 'srht', 'rademacher', 'gaussian' or 'sparse', got {self.projection!r}")
-        proj = _projection(self.projection, k, d, rng).fit(X[:1])  # data-independent: only the dimension is read
+        proj = _projection(self.projection, k, d, public).fit(X[:1])  # data-independent: only the dimension is read
         Z = project_rows(proj.transform(X), 2.0 * r)
         L = B.rho_hinge_lipschitz(2.0 * r, rho)
         sens = gradient_sensitivity(L, m)
@@ -358,8 +352,10 @@ class PrivateMarginClassifier(_Algorithm2):
         The confidence margin, in (0, Lambda r].
     Lambda : float
         Norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda) (step 4).
-    data_norm : float or None
-        r, a bound on ||x|| over all possible inputs.  None infers it from the data with a PrivacyLeakWarning.
+    data_norm : float or "data"
+        r, a public bound on ||x|| over all possible inputs (default 1: scale the rows into the unit ball, or pass
+        ``clip=True``).  ``"data"`` reads it from the data, explicitly: the fit is then NOT private
+        (``guarantee_.private`` False, epsilon infinite).
     clip : bool
         Rows with ||x|| > r raise ``ValueError`` (False) or are rescaled onto B^d(r) with a ClippingWarning (True).
         (Privacy itself does not rely on ||x|| <= r: the JL images are projected onto B^k(2r); Theorem 3.2 does.)
@@ -377,7 +373,7 @@ class PrivateMarginClassifier(_Algorithm2):
     learning_rate : float or None
         eta; None: 2 Lambda / (G sqrt(T)), G^2 = L^2 + k sigma^2 (the bound's optimum).
     classes : sequence or None
-        The public label set (two labels; None: {-1, +1}, otherwise inferred with a PrivacyLeakWarning).
+        The public label set (two labels; None: {-1, +1}; other labels need it).
     keep_nonprivate : bool
         Keep the evaluation state ``nonprivate_`` (:class:`MarginState`: the projected rows); then the object is not a
         release.
@@ -395,7 +391,7 @@ class PrivateMarginClassifier(_Algorithm2):
                            "epsilon_accounted_")
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, Lambda: float = 1.0,
-                 data_norm: float | None = None, clip: bool = False, n_components: int | None = None,
+                 data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, learning_rate: float | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
@@ -420,8 +416,7 @@ class PrivateMarginClassifier(_Algorithm2):
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateMarginClassifier":
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
-        rng = check_random_state(self.random_state)
-        w, proj, state = self._fit_compressed(X, ypm, r, rng)
+        w, proj, state = self._fit_compressed(X, ypm, r, self._public_rng(X.shape[1]), self._noise_rng(X, ypm))
         self.data_norm_ = r
         self.coef_ = proj.adjoint(w)
         if self.keep_nonprivate:
@@ -431,6 +426,7 @@ class PrivateMarginClassifier(_Algorithm2):
             "coef_ = Phi^T w-tilde, w-tilde the average of T noisy projected subgradient steps in R^k",
             (f"||x|| <= r = {r:.6g} for every input (Theorem 3.2's domain; "
              f"{'clipped' if self.clip else 'checked'})",))
+        self._void_if_data_derived()
         return self
 
 class PrivateKernelMarginClassifier(_Algorithm2):
@@ -484,11 +480,11 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         r = check_positive(self.kernel_norm, "kernel_norm")
         D = _check_int(self.n_frequencies, "n_frequencies")
         beta = check_probability(self.beta, "beta")
-        rng = check_random_state(self.random_state)
-        rff = RandomFourierFeatures(self.kernel, self.sigma, D, random_state=rng).fit(X[:1])
+        public = self._public_rng(X.shape[1])
+        rff = RandomFourierFeatures(self.kernel, self.sigma, D, random_state=public).fit(X[:1])
         self.frequencies_ = rff.frequencies_
         self.data_norm_ = r
-        w, proj, state = self._fit_compressed(self._features(X), ypm, r, rng)
+        w, proj, state = self._fit_compressed(self._features(X), ypm, r, public, self._noise_rng(X, ypm))
         self.coef_ = proj.adjoint(w)
         self.n_frequencies_theorem_ = B.algorithm_3_D(X.shape[0], beta)
         if self.keep_nonprivate:
@@ -499,6 +495,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
             (f"K(x, x) = r^2 = {r * r:.6g}: ||psi(x)|| = r for every x (no bound on ||x|| needed)",
              f"D = {D} frequencies (Theorem 4.1's D for this m and beta: {self.n_frequencies_theorem_})",
              f"Algorithm 2 is run with norm bound 2 Lambda = {2 * self.Lambda:g} and beta / 2"))
+        self._void_if_data_derived()
         return self
 
 
@@ -574,7 +571,7 @@ class ExponentialMarginClassifier(_MarginBase):
 
     _release_attributes = ("coef_", "cover_size_", "n_components_", "data_norm_")
 
-    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, data_norm: float | None = None,
+    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, data_norm: float | str = DEFAULT_DATA_NORM,
                  clip: bool = False, n_components: int = 1, score_margin: float | None = None,
                  cover_spacing: float | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
@@ -604,8 +601,8 @@ class ExponentialMarginClassifier(_MarginBase):
                              f"(1 + 40 Lambda r / rho)^k)")
         margin = rho / 2.0 if self.score_margin is None else float(self.score_margin)
         gamma = B.algorithm_1_cover_spacing(rho, r) if self.cover_spacing is None else check_positive(self.cover_spacing, "cover_spacing")
-        rng = check_random_state(self.random_state)
-        proj = RademacherJL(n_components=k, random_state=rng).fit(X[:1])
+        proj = RademacherJL(n_components=k, random_state=self._public_rng(X.shape[1])).fit(X[:1])
+        rng = self._noise_rng(X, ypm)
         cover = grid_cover(2.0 * Lambda, gamma, k)
         counts = _margin_error_counts(proj.transform(X) * ypm[:, None], cover, margin)
         idx = lattice.exponential_mechanism_exact(-counts.astype(np.float64), epsilon, 1.0, rng)
@@ -625,6 +622,7 @@ class ExponentialMarginClassifier(_MarginBase):
             noise="exact Gumbel-max sampling of the exponential mechanism (dpkernels.lattice): floating-point safe",
             notes=self._notes() + (f"k = {k}, |C| = {len(cover)}; the score margin rho' and k <= 3 are ours",),
         )
+        self._void_if_data_derived()
         return self
 
 
@@ -662,7 +660,7 @@ class PrivateMarginSelection(_MarginBase):
 
     def __init__(self, rhos: Sequence[float] = (0.05, 0.1, 0.2, 0.4), *, epsilon: float = 1.0, delta: float = 1e-6,
                  epsilon_select: float | None = None, validation_fraction: float = 0.2, Lambda: float = 1.0,
-                 data_norm: float | None = None, clip: bool = False, n_components: int | None = None,
+                 data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, classes: Sequence[Any] | None = None, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
@@ -692,12 +690,13 @@ class PrivateMarginSelection(_MarginBase):
             raise ValueError(f"rhos must be a non-empty sequence of positive margins, got {self.rhos!r}")
         frac = check_probability(self.validation_fraction, "validation_fraction")
         eps_sel = check_epsilon(self.epsilon if self.epsilon_select is None else self.epsilon_select, "epsilon_select")
-        rng = check_random_state(self.random_state)
+        public = self._public_rng(X.shape)
+        rng = self._noise_rng(X, ypm)
         m = X.shape[0]
         n_val = int(round(frac * m))
         if n_val < 1 or m - n_val < 2:
             raise ValueError(f"n_samples = {m}: too few rows for a training and a validation part (validation_fraction = {frac})")
-        order = rng.permutation(m)
+        order = public.permutation(m)  # a data-independent split
         tr, va = order[n_val:], order[:n_val]
         base = PrivateMarginClassifier(epsilon=self.epsilon, delta=self.delta, rho=float(rhos.max()), Lambda=self.Lambda,
                                        data_norm=r, n_components=self.n_components, projection=self.projection,
@@ -705,7 +704,7 @@ class PrivateMarginSelection(_MarginBase):
         mt = len(tr)
         # Lemma 3.1's conditions for the training part (delta < 1/m_train implies delta < 1/m)
         epsilon, delta, Lambda, _, k = base._settings(mt, r)
-        proj = _projection(self.projection, k, X.shape[1], rng).fit(X[:1])
+        proj = _projection(self.projection, k, X.shape[1], public).fit(X[:1])
         Z = project_rows(proj.transform(X[tr]), 2.0 * r)
         G = len(rhos)
         s1 = gaussian_sigma(epsilon, delta, 1.0)
@@ -743,4 +742,5 @@ class PrivateMarginSelection(_MarginBase):
             noise=noise_description("lattice"),
             notes=self._notes() + ("the selection of rho is ours (the paper's Appendix F was not recovered)",),
         )
+        self._void_if_data_derived()
         return self

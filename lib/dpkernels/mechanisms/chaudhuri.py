@@ -45,12 +45,15 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from dpkernels import lattice
+from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release, shifted_grid_round
 from dpkernels._validation import (
     check_epsilon,
+    noise_dominance,
     check_finite_array,
     check_positive,
     check_random_state,
@@ -72,7 +75,8 @@ from dpkernels.mechanisms.base import (
 from dpkernels.noise import gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution
-from dpkernels.solvers.smooth import Design, solve_smooth_erm_batch
+from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
+from dpkernels.solvers.smooth import Design, _curvature, solve_smooth_erm_batch
 
 __all__ = [
     "OutputPerturbation",
@@ -84,6 +88,7 @@ __all__ = [
     "certified_gtol",
     "unit_gamma_noise",
     "objective_releases",
+    "fp_safe_objective_releases",
 ]
 
 Array = NDArray[np.float64]
@@ -128,6 +133,56 @@ def objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: 
     return sol.coef
 
 
+def _polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array) -> Array:
+    """One Newton step with the exact float64 Hessian at w, from the tree-summed gradient (the end game of a
+    certified solve, when L-BFGS stops above the float64 target)."""
+    G, _ = gradient_with_bound(design, loss, lam, lin[:, None], w[:, None])
+    curv = _curvature(loss, design.matvec(w))
+    factor = design.hessian_factor(curv, lam)
+    return w - factor.solve(G[:, 0])
+
+
+def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
+                               m: int, random_state: object, *, data_norm: float, center: Array | None = None
+                               ) -> tuple[Array, ArgminReleasePlan]:
+    """``m`` floating-point-safe releases of Algorithm 2 (:mod:`dpkernels.argmin_release`): noise enclosures
+    (:func:`dpkernels.lattice.gamma_norm_enclosure`), one batched solve, a rigorous certificate per draw to the public
+    gradient target (a Newton polish where L-BFGS stopped above it; ``RuntimeError`` if a draw still cannot be
+    certified), and rounding to the public grid with fresh uniform offsets.  Returns the releases (m, d) and the plan
+    (its ``delta(eps)`` is the guarantee's delta)."""
+    rng = check_random_state(random_state)
+    lam = Lambda + params.Delta
+    n, d = design.n_examples, design.d
+    plan = plan_argmin_release(n, d, data_norm, loss, lam, params.beta)
+    mid, rad = lattice.gamma_norm_enclosure(int(m), d, params.beta, rng)
+    b_upper = np.linalg.norm(mid, axis=1) + np.linalg.norm(rad, axis=1)  # >= ||b*||
+    if np.any(np.linalg.norm(rad, axis=1) > plan.radius_target(b_upper)):  # data-independent, never seen
+        raise RuntimeError("the noise enclosure is wider than its public bound: refit")
+    target = plan.gradient_target(b_upper)
+    sol = solve_smooth_erm_batch(design, None, loss, lam, mid, center=center, gtol=float(target.min()) / 4.0)
+    W = sol.coef.T.copy()  # (d, m)
+    Lin = mid.T / n  # the quotients the solver used
+    cert = certified_gradient_norm(design, loss, lam, Lin, W)
+    for _ in range(3):
+        bad = np.flatnonzero(cert > target)
+        if bad.size == 0:
+            break
+        for k in bad:
+            W[:, k] = _polish(design, loss, lam, Lin[:, k], W[:, k])
+        cert[bad] = certified_gradient_norm(design, loss, lam, Lin[:, bad], W[:, bad])
+    if np.any(cert > target):
+        k = int(np.argmax(cert / target))
+        raise RuntimeError(
+            f"the solve could not be certified to the public float64 target ||grad|| <= {target[k]:.3g} (certified "
+            f"{cert[k]:.3g}); refusing to release")
+    return shifted_grid_round(W.T, plan.grid, rng), plan
+
+
+def _solution_bound(loss: MarginLoss, lam: float) -> float:
+    """The largest norm the minimiser of J = mean loss + (lam / 2) ||f||^2 can have: sqrt(2 l(0) / lam)."""
+    return math.sqrt(2.0 * float(np.asarray(loss.value(np.zeros(1)))[0]) / lam)
+
+
 def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None
                 ) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
     """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}."""
@@ -136,7 +191,7 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
     X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True)
     X = check_finite_array(X)
     y = column_or_1d(y, warn=True)
-    if classes is None:
+    if classes is None or (isinstance(classes, str) and classes == "data"):
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")
@@ -164,6 +219,19 @@ class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         scores = self.decision_function(X)
         return self.classes_[(scores >= 0).astype(np.intp)]
+
+    def _logistic(self) -> bool:
+        est = getattr(self, "estimator", None)
+        if isinstance(self, PrivateTuning):
+            return est is None or str(est.get_params().get("loss", "logistic")) == "logistic"
+        return str(getattr(self, "loss", "")) == "logistic"
+
+    @available_if(_logistic)
+    def predict_proba(self, X: ArrayLike) -> Array:
+        """P(classes_[1] | x) = 1 / (1 + exp(-f(x))) for the logistic loss (post-processing of the release: free),
+        as columns (P(classes_[0]), P(classes_[1]))."""
+        p1 = 0.5 * (1.0 + np.tanh(0.5 * self.decision_function(X)))  # the logistic function, without overflow
+        return np.column_stack([1.0 - p1, p1])
 
 
 @dataclass
@@ -222,8 +290,8 @@ class _ChaudhuriERM(_ReleaseClassifier):
             raise ValueError(f"loss must be one of {self._smooth_losses} (differentiable, |l'| <= 1); got {self.loss!r}")
         loss = make_loss(self.loss, self.h)
         check_noise(self.noise)
-        rng = check_random_state(self.random_state)
-        X = check_row_norms(X, R, clip=self.clip, what="row L2 norms ||x||")
+        rng = self._noise_rng(X, ypm)
+        X = check_row_norms(X, R, clip=self.clip, what=f"row L2 norms ||x|| (data_norm = {R:g})")
         if self.fit_intercept:
             s = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
@@ -248,11 +316,11 @@ class _ChaudhuriERM(_ReleaseClassifier):
     def _set_release(self, f: Array) -> None:
         self.coef_, self.intercept_ = split_intercept(f, self.fit_intercept, self.intercept_scaling)
 
-    def _guarantee(self, epsilon: float, statement: str, released: str, assumptions: tuple[str, ...],
-                   epsilon_solver: float | None = None) -> Guarantee:
-        return Guarantee(epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement=statement, released=released,
+    def _guarantee(self, epsilon: float, statement: str, released: str, assumptions: tuple[str, ...], *,
+                   delta: float = 0.0, epsilon_calibrated: float | None = None) -> Guarantee:
+        return Guarantee(epsilon=epsilon, delta=delta, neighbouring=REPLACE_ONE, statement=statement, released=released,
                          assumptions=(f"labels in the public set classes = {self.classes_.tolist()}",) + assumptions,
-                         epsilon_solver=epsilon_solver, attributes=self._release_attributes,
+                         epsilon_calibrated=epsilon_calibrated, attributes=self._release_attributes,
                          noise=noise_description(self.noise), notes=self._notes())
 
     def _evaluation(self) -> EvaluationState:
@@ -320,7 +388,7 @@ class OutputPerturbation(_ChaudhuriERM):
     coef_, intercept_ : the release; beta_, sensitivity_ : public constants (n, Lambda, eps_p, R); guarantee_.
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_", "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
@@ -328,7 +396,10 @@ class OutputPerturbation(_ChaudhuriERM):
         self.sensitivity_ = 2.0 * R / (n * Lambda)
         sol = _nonprivate(design, loss, Lambda, certified_gtol(self.solver_tol, R, n, self.tol), self._init(d))
         require_certified(sol.distance_bound, self.solver_tol * self.sensitivity_, "||f - f_exact||")
-        self.beta_ = theorem_6_beta(epsilon, n, Lambda, R)
+        eps_cal = epsilon / (1.0 + 2.0 * self.solver_tol)
+        self.beta_ = theorem_6_beta(eps_cal, n, Lambda, R)
+        # public: E||b|| = d / beta against ||f*|| <= sqrt(2 J(0) / Lambda) (J(f*) <= J(0) = l(0))
+        self.noise_to_solution_ = noise_dominance(d / self.beta_, _solution_bound(loss, Lambda), type(self).__name__)
         self._set_release(noise_release(sol.coef, "gamma_norm", 1.0 / self.beta_, noise=self.noise, random_state=rng))
         if self.keep_nonprivate:
             self.nonprivate_ = EvaluationState(sol, design, loss)
@@ -337,16 +408,19 @@ class OutputPerturbation(_ChaudhuriERM):
             "f_priv = f* + b, density of b ~ exp(-beta ||b||) (coef_, intercept_)",
             (f"||x|| <= R = {R:.6g} for every possible input", f"loss {loss.name}: convex, differentiable, |l'| <= 1",
              "N(f) = ||f||^2 / 2 (1-strongly convex)",
-             f"f* is the exact minimiser (certified to within solver_tol = {self.solver_tol:g} x the sensitivity)"),
-            epsilon_solver=epsilon * (1.0 + 2.0 * self.solver_tol),
+             f"f* is certified to within solver_tol = {self.solver_tol:g} x the sensitivity of the exact minimiser, so "
+             f"the centre's sensitivity is at most (1 + 2 solver_tol) x 2R / (n Lambda): beta is calibrated at "
+             f"eps / (1 + 2 solver_tol)"),
+            epsilon_calibrated=eps_cal,
         )
+        self._void_if_data_derived()
         return self
 
     def sample_releases(self, n_draws: int, random_state: object = None, epsilon: float | None = None) -> Array:
         """Further releases f* + b from the kept minimiser (optionally recalibrated to another epsilon), drawn like
         :meth:`fit` (``noise``).  ``keep_nonprivate=True`` only."""
         f = self._evaluation().solution.coef
-        beta = self.beta_ if epsilon is None else check_epsilon(epsilon) / self.sensitivity_
+        beta = self.beta_ if epsilon is None else check_epsilon(epsilon) / (1.0 + 2.0 * self.solver_tol) / self.sensitivity_
         centre = np.broadcast_to(f, (int(n_draws), f.shape[0]))
         return noise_release(centre, "gamma_norm", 1.0 / beta, noise=self.noise, random_state=random_state)
 
@@ -362,17 +436,36 @@ class ObjectivePerturbation(_ChaudhuriERM):
     coef_, intercept_ : the release; params_ : (eps', Delta, beta, branch), public constants; guarantee_.
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_", "release_grid_",
+                                                      "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
-        unit = unit_gamma_noise(1, d, self.noise, rng)
         w0 = self._init(d)
-        f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
-                               center=np.zeros(d) if w0 is None else w0, tol=self.tol)[0]
+        center = np.zeros(d) if w0 is None else w0
+        if self.noise == "lattice":
+            f_all, plan = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=center)
+            f, delta = f_all[0], plan.delta(epsilon)
+            self.release_grid_ = plan.grid
+            fp_note = (f"floating-point safe: the certified float64 minimiser (||grad|| <= {plan.gradient_targets[0]:.3g} "
+                       "for a median noise draw) "
+                       f"rounded to the public grid {plan.grid:.6g} with a uniform random offset; it differs from the "
+                       f"rounded exact minimiser with probability <= {plan.delta0:.3g} (dpkernels.argmin_release), "
+                       f"hence delta = (1 + e^eps) x that")
+        else:
+            unit = unit_gamma_noise(1, d, self.noise, rng)
+            f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
+                                   center=center, tol=self.tol)[0]
+            delta, fp_note = 0.0, ("NOT floating-point safe (noise='continuous'): the float64 argmin identifies the "
+                                   "data set it was computed from; for reproducing the paper only")
+            self.release_grid_ = None
         self.params_ = params
+        lam_tot = Lambda + params.Delta
+        # public: the noise moves f by at most ||b|| / (n lam), E||b|| = d / beta, against ||f*|| <= sqrt(2 l(0) / lam)
+        self.noise_to_solution_ = noise_dominance(d / (params.beta * n * lam_tot), _solution_bound(loss, lam_tot),
+                                                  type(self).__name__)
         self._set_release(f)
         if self.keep_nonprivate:
             sol = _nonprivate(design, loss, Lambda + params.Delta, certified_gtol(self.solver_tol, R, n, self.tol), None)
@@ -381,23 +474,28 @@ class ObjectivePerturbation(_ChaudhuriERM):
                      "smoothed_hinge": "Chaudhuri et al. (2011) Theorem 9 / Corollary 12",
                      "huber": "Chaudhuri et al. (2011) Corollary 13 (Definition 3)"}[loss.name]
         self.guarantee_ = self._guarantee(
-            epsilon, statement, "f_priv = argmin J(f, D) + b'f / n + Delta ||f||^2 / 2 (coef_, intercept_)",
+            epsilon, statement, "f_priv = argmin J(f, D) + b'f / n + Delta ||f||^2 / 2, rounded to a public grid (coef_, "
+            "intercept_)",
             (f"||x|| <= R = {R:.6g} for every possible input",
              f"loss {loss.name}: convex, |l'| <= 1, |l''| <= c = {loss.curvature:.6g}", "N(f) = ||f||^2 / 2",
-             f"f_priv is the exact minimiser (certified to within solver_tol = {self.solver_tol:g} x the sensitivity "
-             "2R / (n (Lambda + Delta)); the float64 solve itself has no finite-precision proof)",
-             f"branch {params.branch}: eps' = {params.epsilon_prime:.6g}, Delta = {params.Delta:.6g}"),
+             f"branch {params.branch}: eps' = {params.epsilon_prime:.6g}, Delta = {params.Delta:.6g}",
+             fp_note),
+            delta=delta,
         )
+        self._void_if_data_derived()
         return self
 
     def sample_releases(self, n_draws: int, random_state: object = None) -> Array:
-        """Further releases, each a fresh noise vector and a certified solve, all solved together (one data pass per
-        iteration, started and preconditioned at the kept unperturbed minimiser).  The draws consume
-        ``random_state`` like :func:`unit_gamma_noise`, so a common seed gives common random numbers across
-        Lambda or epsilon.  ``keep_nonprivate=True`` only."""
+        """Further releases drawn like :meth:`fit` (``noise="lattice"``: floating-point safe, each certified and
+        rounded; ``"continuous"``: the paper's float sampler and solve), all solved together (one data pass per
+        iteration, started and preconditioned at the kept unperturbed minimiser).  ``keep_nonprivate=True`` only."""
         ev = self._evaluation()
-        unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, check_random_state(random_state))
+        rng = check_random_state(random_state)
         R = math.sqrt(self.data_norm**2 + self.intercept_scaling**2) if self.fit_intercept else float(self.data_norm)
+        if self.noise == "lattice":
+            return fp_safe_objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, int(n_draws), rng,
+                                              data_norm=R, center=ev.solution.coef)[0]
+        unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, rng)
         return objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, unit, data_norm=R,
                                   solver_tol=self.solver_tol, center=ev.solution.coef, tol=self.tol)
 
@@ -450,17 +548,19 @@ class PrivateKernelERM(_ReleaseClassifier):
         return scale * np.cos(X @ self.frequencies_.T + self.phases_)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelERM":
-        X, _, _ = _fit_inputs(self, X, y, self.classes)
+        X, _, ypm = _fit_inputs(self, X, y, self.classes)
+        check_noise(self.noise)
         if self.algorithm not in ("objective", "output"):
             raise ValueError(f"algorithm must be 'objective' or 'output', got {self.algorithm!r}")
         if self.feature_scale not in ("unit", "paper"):
             raise ValueError(f"feature_scale must be 'unit' or 'paper', got {self.feature_scale!r}")
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X, ypm)
         sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
         rff = RandomFourierFeatures("rbf", sigma, int(self.n_components), variant="phase",
-                                    scale_to_unit_ball=self.feature_scale == "unit", random_state=rng).fit(X)
+                                    scale_to_unit_ball=self.feature_scale == "unit",
+                                    random_state=self._public_rng(X.shape[1])).fit(X)
         self.frequencies_, self.phases_ = rff.frequencies_, rff.phases_
         self.feature_norm_ = rff.max_feature_norm
         cls = ObjectivePerturbation if self.algorithm == "objective" else OutputPerturbation
@@ -473,13 +573,15 @@ class PrivateKernelERM(_ReleaseClassifier):
             self.nonprivate_ = inner.nonprivate_
         g = inner.guarantee_
         self.guarantee_ = Guarantee(
-            epsilon=g.epsilon, delta=0.0, neighbouring=REPLACE_ONE,
+            epsilon=g.epsilon, delta=g.delta, neighbouring=REPLACE_ONE,
             statement=f"Chaudhuri et al. (2011) Theorem 22 (Algorithm 3 with {g.statement.split(') ', 1)[-1]})",
             released="f_priv in feature space and the frequencies and phases (data-independent)",
             assumptions=(f"features sqrt(2/D) cos(w'x + psi){' / sqrt(2)' if self.feature_scale == 'unit' else ''}: "
                          f"||v(x)|| <= {self.feature_norm_:.6g} for every x (no bound on ||x|| needed)",)
             + tuple(a for a in g.assumptions if not a.startswith("||x||")),
-            epsilon_solver=g.epsilon_solver, attributes=self._release_attributes, noise=g.noise, notes=self._notes())
+            epsilon_calibrated=g.epsilon_calibrated, attributes=self._release_attributes, noise=g.noise,
+            notes=self._notes())
+        self._void_if_data_derived()
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
@@ -516,10 +618,10 @@ class PrivateTuning(_ReleaseClassifier):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateTuning":
-        X, self.classes_, _ = _fit_inputs(self, X, y, self.classes)
+        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         y = np.asarray(y)
         epsilon = check_epsilon(self.epsilon)
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X, ypm)
         lambdas = [check_positive(lam, "Lambdas[i]") for lam in self.Lambdas]
         m = len(lambdas)
         if m < 1:
@@ -532,7 +634,7 @@ class PrivateTuning(_ReleaseClassifier):
         n_part = (n - n_val) // m
         if n_part < 1 or n_val < 1:
             raise ValueError(f"not enough rows (n_samples = {n}) for {m} parts and a validation part")
-        order = rng.permutation(n)  # a data-independent split
+        order = self._public_rng(n).permutation(n)  # a data-independent split
         val = order[m * n_part:m * n_part + n_val]
         models, mistakes = [], []
         for i, lam in enumerate(lambdas):
@@ -550,14 +652,20 @@ class PrivateTuning(_ReleaseClassifier):
         if self.keep_nonprivate:
             self.nonprivate_ = TuningEvaluation(np.asarray(mistakes, dtype=np.float64),
                                                 [mdl for i, mdl in enumerate(models) if i != self.selected_], n_val)
+        # parallel composition over the disjoint parts: a changed row of part i changes learner i only (its own
+        # (eps_i, delta_i)); a changed validation row changes the scores only (the exponential mechanism's eps)
+        eps_total = max([epsilon] + [mdl.guarantee_.epsilon for mdl in models])
+        delta_total = max(mdl.guarantee_.delta for mdl in models)
         self.guarantee_ = Guarantee(
-            epsilon=epsilon, delta=0.0, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 26",
+            epsilon=eps_total, delta=delta_total, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 26",
             released="the selected private classifier, its index and its Lambda (nothing about the other candidates)",
-            assumptions=("the candidate Lambdas do not depend on the private data", "each learner is eps_p-DP on its part",
+            assumptions=("the candidate Lambdas do not depend on the private data",
+                         "each learner is (eps_i, delta_i)-DP on its part (their guarantees; the maximum is stated)",
                          "mistake counts have sensitivity 1 (one row of the validation part)",
                          f"labels in the public set classes = {self.classes_.tolist()}"),
             attributes=self._release_attributes, noise="exponential mechanism sampled exactly (Gumbel-max over exact reals)",
             notes=self._notes())
+        self._void_if_data_derived()
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:

@@ -334,7 +334,7 @@ class GaussianProcessRelease:
         self.s = check_positive(noise_multiplier, "noise multiplier")
         self.tau = check_positive(tau, "tau")
         self.max_points = int(max_points)
-        self.noise = noise
+        self.noise = check_noise(noise)
         self.grid = lattice.grid_for(self.s) if noise == "lattice" else None
         rng = check_random_state(random_state)
         self._rng = rng
@@ -467,6 +467,13 @@ class _FunctionRelease:
     _release_attributes: tuple[str, ...] = ("released_points_", "released_values_", "noise_multiplier_",
                                             "sensitivity_", "rkhs_sensitivity_", "float_sensitivity_", "jitter_",
                                             "grid_", "max_points_", "n_samples_", "guarantee_")
+
+    def __getstate__(self) -> dict[str, object]:
+        """A pickle never carries the curator (the private data and the noise state): an unpickled curator answers
+        only at the released points."""
+        state = BaseEstimator.__getstate__(self)
+        state.pop("_curator", None)
+        return state
 
     # helpers -------------------------------------------------------------------------------------------------------
     def _check_common(self) -> tuple[float, float, str]:
@@ -683,7 +690,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
             X = np.clip(X, 0.0, 1.0)
         n, d = X.shape
         kern = self._kernel()
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X)
         P = _default_grid(d, self.grid_size) if self.points is None else _public_points(self.points, d)
         delta_h = HB.kde_sensitivity(n, kern.sigma, d, self.convention)
         # the mean uses the double fl(1/n): |fl(1/n) - 1/n| <= u / n adds u k0
@@ -709,6 +716,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
                if self.keep_nonprivate else ()),
         )
         self._finish()
+        self._void_if_data_derived()
         return self
 
     def density(self, points: ArrayLike) -> Array:
@@ -891,7 +899,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
             raise ValueError(f"solver must be 'exact' or 'nystrom', got {self.solver!r}")
         n, d = X.shape
         kern = self._kernel()
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X, ys)
         kappa = 1.0
         L = loss_lipschitz(self.loss, kappa, lam)
         self.classes_ = cls
@@ -901,6 +909,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
             self._fit_nystrom(X, ys, kern, L, lam, solver_tol, epsilon, delta, noise, rng)
         else:
             self._fit_exact(X, ys, kern, L, lam, solver_tol, epsilon, delta, noise, rng)
+        self._void_if_data_derived()
         return self
 
     # exact solver ---------------------------------------------------------------------------------------------------

@@ -168,9 +168,10 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
             raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
         noise = check_noise(self.noise)
         solver_tol = check_positive(self.solver_tol, "solver_tol")
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X)
         sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
-        freqs = RandomFourierFeatures("rbf", sigma, int(self.n_components), random_state=rng).fit(X).frequencies_
+        freqs = RandomFourierFeatures("rbf", sigma, int(self.n_components),
+                                      random_state=self._public_rng(X.shape[1])).fit(X).frequencies_
         l2, _ = self.sensitivity(freqs.shape[0] * 2)
         sol = solve_svdd(rff_paired(X, freqs), box, distance_tol=solver_tol * l2)
         require_certified(sol.distance_bound, solver_tol * l2, "||a - a*|| (SVDD centre)")
@@ -178,9 +179,10 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         if self.keep_nonprivate:
             self.nonprivate_ = sol
         self.frequencies_ = freqs
-        self.noise_scale_ = None if self.epsilon is None else self.noise_scale(self.epsilon)
+        self.noise_scale_ = None if self.epsilon is None else self.noise_scale(self._calibrated(self.epsilon))
         self.center_ = self._release(sol.coef, self.epsilon, noise, rng)
         self.guarantee_ = self._guarantee(self.epsilon, noise, self.random_state)
+        self._void_if_data_derived()
         return self
 
     def sensitivity(self, F: int | None = None) -> tuple[float, float]:
@@ -192,11 +194,16 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         """lambda = 2 C kappa sqrt(F) / (n eps) (Theorem 4.3)."""
         return self.sensitivity()[1] / check_epsilon(epsilon)
 
+    def _calibrated(self, epsilon: float) -> float:
+        """The epsilon the noise is calibrated at: eps / (1 + 2 solver_tol), since the certified centre's sensitivity
+        is at most (1 + 2 solver_tol) x Corollary 4.2's; ``epsilon`` then holds."""
+        return check_epsilon(epsilon) / (1.0 + 2.0 * float(self.solver_tol))
+
     def _release(self, a: Array, epsilon: float | None, noise: str, rng: np.random.Generator) -> Array:
         """Noisy, clipped centre(s): ``a`` is one centre (F,) or a stack of copies (k, F)."""
         if epsilon is None:
             return np.array(a, dtype=np.float64, copy=True)
-        out = noise_release(a, "laplace", self.noise_scale(epsilon), noise=noise, random_state=rng)
+        out = noise_release(a, "laplace", self.noise_scale(self._calibrated(epsilon)), noise=noise, random_state=rng)
         if self.clip:
             nrm = np.linalg.norm(out, axis=-1, keepdims=True)
             out = out / np.maximum(1.0, nrm)
@@ -211,13 +218,14 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         common = dict(neighbouring=REPLACE_ONE, statement="Park (2022) Theorem 4.3", attributes=self._release_attributes,
                       assumptions=("RBF kernel: ||phi(x)|| = 1 for every input (kappa = 1)", f"dual box C/n = {box:g}",
                                    "Corollary 4.2's sensitivity 2 C kappa sqrt(F) / n (L1)",
-                                   "the exact SVDD minimiser (certified to within solver_tol x the L2 sensitivity)"))
+                                   "the exact SVDD minimiser, certified to within solver_tol x the L2 sensitivity: the "
+                                   "noise is calibrated at eps / (1 + 2 solver_tol)"))
         if epsilon is None:
             return Guarantee(epsilon=math.inf, delta=0.0, released="the NON-PRIVATE centre a* and the frequencies (epsilon=None)",
                              private=False, notes=tuple(notes), **common)
         eps = float(epsilon)
         return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip) and the frequencies",
-                         epsilon_solver=eps * (1.0 + 2.0 * float(self.solver_tol)), noise=noise_description(noise),
+                         epsilon_calibrated=self._calibrated(eps), noise=noise_description(noise),
                          notes=tuple(notes), **common)
 
     # evaluation helpers (keep_nonprivate=True only) -------------------------------------------
@@ -455,7 +463,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self._check_params()
         classes, y_idx = resolve_classes(y, self.classes, binary=False, n_samples=X.shape[0])
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X, y_idx)
         noise = self.noise
         if self.variant == "paper":
             warnings.warn("variant='paper' is the thesis's algorithm, which is NOT differentially private: its equilibrium "
@@ -463,7 +471,9 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                           "(ERRATA P3); use variant='corrected'", PrivacyLeakWarning, stacklevel=2)
         if svdd is None:
             svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, gamma=self.gamma, n_components=self.n_components,
-                               noise=noise, keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(X)
+                               noise=noise, keep_nonprivate=self.keep_nonprivate,
+                               random_state=self.random_state).fit(X)
+            svdd.set_params(random_state=None)  # a sub-release keeps no generator (it drew this fit's noise)
         else:
             check_is_fitted(svdd, "center_")
             if hasattr(svdd, "nonprivate_") and not self.keep_nonprivate:
@@ -474,7 +484,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
             train_ep = eps_pts.assignment
         else:
             lo, hi = self.domain
-            starts = rng.uniform(lo, hi, size=(int(self.n_starts), X.shape[1]))
+            starts = self._public_rng(X.shape[1]).uniform(lo, hi, size=(int(self.n_starts), X.shape[1]))
             eps_pts = find_equilibrium_points(svdd, starts, self.lr, self.n_iter, self.merge_tol, center)
             train_ep = nearest(run_dynamics(svdd, X, self.lr, self.n_iter, center), eps_pts.points)
         cells, cell_of_ep = cells_of(eps_pts.points, self.r_max)
@@ -499,6 +509,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         self.ep_labels_ = labels[cell_of_ep][keep]
         self.n_cells_ = len(cells)
         self.guarantee_ = self._guarantee(svdd.guarantee_, noise)
+        self._void_if_data_derived()
         return self
 
     def _guarantee(self, g_svdd: Guarantee, noise: str) -> Guarantee:
@@ -522,7 +533,6 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                 " (every cell)" if self.variant == "corrected" else " (occupied cells only)"),
             assumptions=("the label set `classes` is public", "the start domain and n_starts are public",
                          *g_svdd.assumptions),
-            epsilon_solver=(g_svdd.epsilon_solver + float(eps_v)) if private and g_svdd.epsilon_solver else None,
             attributes=self._release_attributes, noise=noise_description(noise), notes=tuple(notes), private=private)
 
     def predict(self, X: ArrayLike) -> NDArray:

@@ -34,7 +34,6 @@ norm bound becomes kappa' = sqrt(kappa^2 + s^2), which the noise calibration use
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -46,13 +45,14 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dpkernels._validation import (
+    DEFAULT_DATA_NORM,
     MAX_ABS_INPUT,
-    PrivacyLeakWarning,
     check_epsilon,
     check_finite_array,
     check_positive,
-    check_random_state,
     check_row_norms,
+    noise_dominance,
+    public_bound,
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
 from dpkernels.losses import make_loss
@@ -83,7 +83,7 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
     #: The release: what predict needs, the calibration (functions of n, C, kappa and the public parameters only)
     #: and the public feature map.  Subclasses extend it.
     _release_attributes: ClassVar[tuple[str, ...]] = (
-        "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_",
+        "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_", "noise_to_solution_",
     )
 
     # hooks ------------------------------------------------------------------------------------
@@ -131,12 +131,12 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         noise = check_noise(self.noise)
         loss = make_loss(self.loss, self.huber_h)
-        rng = check_random_state(self.random_state)
+        rng = self._noise_rng(X, y_pm)
         if self.noise_scale is not None:
             check_positive(self.noise_scale, "noise_scale")
         if self.fit_intercept:
             check_positive(self.intercept_scaling, "intercept_scaling")
-        Phi, kappa = self._fit_features(X, rng)
+        Phi, kappa = self._fit_features(X, self._public_rng(X.shape[1]))
         if self.fit_intercept:
             s = float(self.intercept_scaling)
             Phi = np.hstack([Phi, np.full((Phi.shape[0], 1), s)])
@@ -146,19 +146,26 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         l2, l1 = lemma_9_sensitivity(L, C, kappa, n, F)
         sol = solve_erm(Phi, y_pm, loss, C, distance_tol=solver_tol * l2)
         require_certified(sol.distance_bound, solver_tol * l2)
-        lam = self._noise_scale(epsilon, L, C, kappa, F, n) if self.noise_scale is None else float(self.noise_scale)
+        # the centre is certified to within solver_tol x the L2 sensitivity, so its L1 sensitivity is at most
+        # (1 + 2 solver_tol) x Lemma 9's: calibrate at eps / (1 + 2 solver_tol) so that eps holds
+        slack = 1.0 + 2.0 * solver_tol
+        lam = self._noise_scale(epsilon / slack, L, C, kappa, F, n) if self.noise_scale is None else float(self.noise_scale)
         w_hat = noise_release(sol.coef, "laplace", lam, noise=noise, random_state=rng)
         self.classes_ = classes
         self.kappa_ = kappa
-        self.sensitivity_l2_ = l2
         self.sensitivity_l1_ = l1
+        self.sensitivity_l2_ = l2
         self.noise_scale_ = lam
         self.coef_, self.intercept_ = split_intercept(w_hat, self.fit_intercept, self.intercept_scaling)
         if self.keep_nonprivate:
             self.nonprivate_ = sol
         eps_level = l1 / lam
+        # public: E||Laplace(lam)^F||_2 ~ lam sqrt(2F) against ||w*|| <= sqrt(2 C l(0)) (the primal at w = 0)
+        self.noise_to_solution_ = noise_dominance(lam * math.sqrt(2.0 * F),
+                                                  math.sqrt(2.0 * C * float(np.asarray(loss.value(np.zeros(1)))[0])),
+                                                  type(self).__name__)
         self.guarantee_ = Guarantee(
-            epsilon=eps_level,
+            epsilon=eps_level * slack,
             delta=0.0,
             neighbouring=REPLACE_ONE,
             released=self._released,
@@ -171,11 +178,12 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
                 f"the released w-tilde is the exact minimiser: the solver certifies ||w - w*|| <= solver_tol x the L2 "
                 f"sensitivity ({solver_tol:g} x {l2:.6g}) or fit refuses to release (RuntimeError)",
             ),
-            epsilon_solver=eps_level * (1.0 + 2.0 * solver_tol),
+            epsilon_calibrated=eps_level,
             attributes=tuple(a for a in self._release_attributes if hasattr(self, a)),
             noise=f"Laplace(lambda = {lam:.6g}) i.i.d. on the {F} coordinates of w; {noise_description(noise)}",
             notes=self._notes(),
         )
+        self._void_if_data_derived()
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
@@ -245,9 +253,11 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
         :class:`~dpkernels.random_features.RandomFourierFeatures`) supplies its own bound kappa.  Any other
         callable needs ``data_norm``.  The map is public (fitted on public data or data-independent).
-    data_norm : float or None
-        kappa, a bound on ||phi(x)||_2 over *all possible* inputs.  When None and no bound is known it is
-        taken from the data, with a :class:`~dpkernels.PrivacyLeakWarning` (that choice leaks).
+    data_norm : float, "data" or None
+        kappa, a public bound on ||phi(x)||_2 over *all possible* inputs.  None: the feature map's own bound
+        (``max_feature_norm``) when it has one, else 1 (a documented public default: scale or clip the rows).
+        ``"data"`` reads it from the data, explicitly: the fit is then NOT private (``guarantee_.private`` is False,
+        epsilon infinite).
     clip : bool
         Rows with ||phi(x)|| > kappa raise ``ValueError`` (False) or are rescaled onto the ball with a
         :class:`~dpkernels.ClippingWarning` (True).
@@ -336,21 +346,13 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         norms = row_norms(Phi)
         if not np.all(np.isfinite(norms)):  # a non-finite entry makes its row's norm non-finite
             raise ValueError("phi(X) contains NaN or infinite values; the privacy analysis needs finite inputs")
-        if self.data_norm is not None:
-            kappa = check_positive(self.data_norm, "data_norm")
-        elif self.feature_map is not None and hasattr(self.feature_map, "max_feature_norm"):
-            kappa = float(self.feature_map.max_feature_norm)
+        if self.data_norm is None:
+            own = getattr(self.feature_map, "max_feature_norm", None) if self.feature_map is not None else None
+            kappa = float(own) if own is not None else DEFAULT_DATA_NORM
         else:
-            kappa = float(norms.max())
-            warnings.warn(
-                f"data_norm not given: using the data's largest feature norm {kappa:.6g} as kappa. This bound depends "
-                "on the private data and leaks it; pass data_norm (a bound over all possible inputs).",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            if kappa == 0.0:  # all-zero data: any positive bound is valid, the release is pure noise around 0
-                kappa = 1.0
-        Phi = check_row_norms(Phi, kappa, clip=self.clip, what="feature norms ||phi(x)||", norms=norms)
+            kappa, _ = public_bound(self.data_norm, norms)
+        Phi = check_row_norms(Phi, kappa, clip=self.clip, what=f"feature norms ||phi(x)|| (data_norm = {kappa:g})",
+                              norms=norms)
         self.feature_kappa_ = kappa
         return Phi, kappa
 

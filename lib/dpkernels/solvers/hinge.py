@@ -20,7 +20,6 @@ import warnings
 from dataclasses import dataclass
 
 import clarabel
-import cvxpy as cp
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
@@ -365,6 +364,8 @@ def solve_hinge_dual_cvxpy(
     the primal w = X'(a * y) when X is given (empty otherwise).  The certificate is the duality gap
     computed from the returned duals.
     """
+    import cvxpy as cp
+
     C = check_positive(C, "C")
     n = y.shape[0]
     upper = C / n

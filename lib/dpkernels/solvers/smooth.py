@@ -475,7 +475,7 @@ def solve_smooth_erm_batch(
     center: Array | None = None,
     gtol: float = SMOOTH_GTOL,
     max_iter: int = 100,
-    refresh_after: int = 8,
+    refresh_after: int = 3,
 ) -> BatchSolution:
     """argmin_w J(w) + (lam/2)||w||^2 + <b_k, w>/n for every row b_k of ``B`` (shape (K, d)), certified per draw.
 
@@ -524,7 +524,7 @@ def solve_smooth_erm_batch(
         Zr = Z if rows is None else Z[rows]
         shared = D.hessian_factor(_curvature(loss, Zr).mean(axis=1), lam, rows=rows)
         n_hess += 1
-        sample = None if K <= 2 else D.sample()  # a refresh for one draw is a Newton step: every row
+        sample = D.sample()  # a refresh preconditions with the Hessian of a row sample at the draw's iterate
         gn = np.linalg.norm(G, axis=0)
         own: dict[int, HessianFactor] = {}  # per-draw preconditioners after a refresh
         S = np.zeros((LBFGS_MEMORY, d, K))

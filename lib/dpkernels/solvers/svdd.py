@@ -30,7 +30,6 @@ import math
 import warnings
 
 import clarabel
-import cvxpy as cp
 import numpy as np
 from scipy import sparse
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
@@ -252,6 +251,8 @@ def solve_svdd(Phi: Array, upper: float, *, gap_tol: float = 1e-14, distance_tol
 
 def solve_svdd_cvxpy(upper: float, *, Phi: Array | None = None, K: Array | None = None, eps: float = 1e-10) -> Array:
     """Reference: the SVDD dual (Park 2022, Eq. 4.2) with cvxpy/Clarabel, from features or a Gram matrix; returns beta."""
+    import cvxpy as cp
+
     if (Phi is None) == (K is None):
         raise ValueError("give exactly one of Phi or K")
     if Phi is None:
