@@ -17,6 +17,8 @@ Rooms by role:
 from __future__ import annotations
 
 from .protocol import (
+    REFRESH_AFTER,
+    objective_batch,
     LAMBDA_EXPONENTS,
     PUBLISHED_TABLES,
     CHOSEN_LAMBDA,
@@ -137,6 +139,8 @@ from .records import (
 )
 
 __all__ = [
+    "REFRESH_AFTER",
+    "objective_batch",
     "LAMBDA_EXPONENTS",
     "PUBLISHED_TABLES",
     "CHOSEN_LAMBDA",
