@@ -93,7 +93,7 @@ def one_fit(epsilons: list[float], seeds: int, repeats: int, setting: str) -> di
 
     def ours(eps: float, seed: int) -> tuple[float, float]:
         t = time.perf_counter()
-        m = ObjectivePerturbation(epsilon=eps, Lambda=lam, random_state=seed).fit(Xtr, ytr)
+        m = ObjectivePerturbation(epsilon=eps, alpha=lam, random_state=seed).fit(Xtr, ytr)
         return time.perf_counter() - t, 1.0 - m.score(Xte, yte)
 
     def theirs(eps: float, seed: int) -> tuple[float, float]:

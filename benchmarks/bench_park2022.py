@@ -68,7 +68,7 @@ def main() -> None:
 
     with threadpool_limits(1):
         Xtr = E.split_scale(E.park_dataset("shuttle"), 0)[0]
-        svdd = E._svdd_base(Xtr, 0.01, 1.0, 0).resample(1.0, 0)
+        svdd = E.protocol._svdd_base(Xtr, 0.01, 1.0, 0).resample(1.0, 0)
         new = _best(lambda: svdd.gradient(Xtr))
         old = _best(lambda: _elementwise_gradient(svdd, Xtr))
         out["gradient_shuttle_train"] = {"rows": len(Xtr), "blocked_s": new, "elementwise_s": old, "speed_up": old / new,
@@ -98,7 +98,7 @@ def main() -> None:
     cpu = {}
     for task in tasks:
         t = time.process_time()
-        E._run_task(task)
+        E.protocol._run_task(task)
         cpu[f"{task.name} {dict(task.labels)['sampling']:g}"] = time.process_time() - t
     out["sweep_cpu_s_one_run"] = {**cpu, "total": sum(cpu.values())}
     out["load_average_after"] = list(os.getloadavg())

@@ -52,7 +52,7 @@ def main() -> None:
             def private() -> None:
                 nonlocal model
                 start = time.perf_counter()
-                model = PrivateSVM(epsilon=1.0, C=C, sigma=args.sigma, n_components=args.d_hat, keep_nonprivate=True,
+                model = PrivateSVM(epsilon=1.0, alpha=1.0 / C, sigma=args.sigma, n_components=args.d_hat, keep_nonprivate=True,
                                    random_state=rep).fit(X, y)
                 t_priv.append(time.perf_counter() - start)
 
@@ -68,7 +68,7 @@ def main() -> None:
                     t_svc.append(time.perf_counter() - start)
                 t_pipe.append(t_feat + t_svc[-1])
                 start = time.perf_counter()
-                PrivateSVMFinite(epsilon=1.0, C=C, data_norm=1.0, random_state=rep).fit(Z, y)
+                PrivateSVMFinite(epsilon=1.0, alpha=1.0 / C, data_norm=1.0, random_state=rep).fit(Z, y)
                 t_finite.append(time.perf_counter() - start)
 
             for run in (private, baseline) if rep % 2 == 0 else (baseline, private):  # alternate the order

@@ -23,8 +23,9 @@
 # through random Fourier features (Algorithm 3, Theorems 4.1-4.2) and a pure-DP learner for networks (Theorem 5.1).
 # It has no experiments.
 #
-# **Sources.**  Only a damaged extraction of the main text survives here; `bassily2022-formulas.md` restores the
-# statements from the authors' COLT 2022 open-problem note or reconstructs them, each tagged.  The appendices were
+# **Sources.**  Only a damaged extraction of the main text survives; the statements were restored from the authors'
+# COLT 2022 open-problem note or reconstructed, each tagged with its source.  The statements the checks test are quoted,
+# with their numbering and source, in `docs/statements/bassily2022.md`.  The appendices were
 # not recovered: the DP-ERM subroutine (Algorithm 4), the fast JL construction (Lemma A.4), the private choice of
 # $\rho$ (Appendix F) and every proof.  What stands in for them here is **ours**, and said so wherever it is used:
 #
@@ -35,8 +36,14 @@
 #   parameters, with defaults ($1$, $\rho/2$) that are ours;
 # * the private choice of $\rho$ (a grid, composition of the candidates, the exponential mechanism on held-out data).
 #
-# Each check below is a row of `paper_figures/bassily2022/checks.csv`; every violated row is explained in
-# `ERRATA.md` (ids B1, B2, ...).  Synthetic data with a known margin have an exact population error (no test set):
+# Each check below is a row of `paper_figures/bassily2022/checks.csv`, printed right after the cell that makes it with
+# its criterion beside it.  A verdict has three values: **holds** (the data confirm the claim: a one-sided bound on the
+# claimed side, an equivalence inside a stated margin, a rate check with power 0.8 to see twice the claimed failure
+# probability, an audit whose negative control caught its leak), **violated** (the data refute it; every violated row is
+# explained in `ERRATA.md`, ids B1-B4) or **inconclusive** (neither); statements that cannot be checked here are
+# **skipped** rows with the reason.  Kinds: `measured` rows test the paper's statements; rows that test our substitutes
+# (the DP-ERM step, the JL transforms, the private choice of $\rho$) are `consistency`; formulas against formulas are
+# `analytic`; our own goals are `target`.  Synthetic data with a known margin have an exact population error (no test set):
 # see `dpkernels.experiments.bassily2022.margin_data`.
 
 # %% tags=["parameters"]
@@ -59,8 +66,7 @@ from dpkernels.datasets import DatasetUnavailable
 from dpkernels.experiments import bassily2022 as E
 from dpkernels.mechanisms import ExponentialMarginClassifier, PrivateMarginClassifier
 from dpkernels.mechanisms.bassily import gradient_sensitivity
-from dpkernels.report import Checks, output_dir, stable_text, write_table
-from dpkernels.verdicts import rate_at_most, slope, slope_agrees, status
+from dpkernels.report import KINDS, STATUSES, Checks, output_dir, stable_text, write_table
 
 P = profiles.load("bassily2022", profile, sizes)
 OUT = output_dir("bassily2022", profile)
@@ -111,21 +117,39 @@ pd.DataFrame([{"calculator": k, "statement": v[0], "source": v[1]} for k, v in B
 #   $r \Lambda^L \sqrt{N L} / (\rho \sqrt{m}) + \dots$ in the authors' COLT note.
 
 # %%
-broken = B.algorithm_2_conditions(2.0, 0.5, 100)
-checks.add("Theorem 4.2 (privacy conditions)", "Algorithm 3 is (eps, delta)-DP for any eps > 0, delta in (0, 1), "
-           "although it runs Algorithm 2 (Lemma 3.1: delta < 1/m, eps <= log(1/delta))", kind="analytic",
-           bound="no condition", measured=f"eps = 2, delta = 0.5, m = 100 breaks {len(broken)} of Lemma 3.1's conditions",
-           status=status(not broken), detail="; ".join(broken) + " (our estimators enforce the conditions)", id="theorem-4-2-conditions")
+E.record_conditions(checks, B.algorithm_2_conditions(2.0, 0.5, 100))
+checks.show_new()
+
+# %% [markdown]
+# Theorem 5.1's two forms at the same setting, and how much of their ratio is legible in both texts: the main text's
+# formula with its log factor $\Upsilon$ replaced by the note's $L$ differs only by $(2\Lambda)^L$ against $\Lambda^L$ in the first
+# term (`ratio_legible`); the rest (`ratio_log_factor`) comes from $\Upsilon$, whose main-text form is partly reconstructed.
 
 # %%
-t51 = [(L, B.theorem_5_1_bound(0, 1, 1, L, 100, 0.1, 1, 10**6, 0.05),
-        B.theorem_5_1_bound(0, 1, 1, L, 100, 0.1, 1, 10**6, 0.05, variant="seed")) for L in (1, 2, 3)]
-ratio = max(b / a for _, a, b in t51)
-checks.add("Theorem 5.1 (two versions)", "the main text's bound equals the COLT22 restatement (r = Lambda = 1, N = 100, "
-           "rho = 0.1, eps = 1, m = 1e6, L = 1..3, constant 1)", kind="analytic", bound="ratio 1",
-           measured=round(ratio, 3), status=status(abs(ratio - 1) < 1e-6),
-           detail="; ".join(f"L = {L}: COLT22 {a:.3g}, main text {b:.3g}" for L, a, b in t51)
-           + " ((2 Lambda)^L against Lambda^L, a log factor Upsilon against L)", id="theorem-5-1-versions")
+t51 = E.theorem_5_1_parts()
+E.record_theorem_5_1(checks, t51)
+checks.show_new()
+t51
+
+# %% [markdown]
+# Section 4 extends Algorithm 2 to polynomial kernels $K_p(x, x') = (\langle x, x'\rangle + c)^p$ "with $r$ replaced by $r^p$".  The
+# feature map's largest norm over $B^d(r)$ is $\sqrt{K_p(x, x)} = (r^2 + c)^{p/2}$, which is $r^p$ only for $c = 0$:
+
+# %%
+pf = E.polynomial_feature_norms([1, 2, 3], [0.0, 1.0])
+E.record_polynomial(checks, pf)
+checks.show_new()
+pf
+
+# %% [markdown]
+# **Out of reach.**  Some statements cannot be measured here; each is a `skipped` row with the reason (numbers from
+# the calculators), so that REPORT.md lists it: the utility of Algorithm 1 (Theorem 3.1: its cover is astronomically
+# large at the theorem's $k$), Lemma 3.1 (Algorithm 4 was not recovered), Theorem 5.1's networks (a cover of the
+# compressed weights), and the running times (operation counts of unrecovered algorithms).
+
+# %%
+E.record_out_of_scope(checks)
+checks.show_new()
 
 # %% [markdown]
 # ## JL transforms (Sections 3.1-3.2)
@@ -135,7 +159,10 @@ checks.add("Theorem 5.1 (two versions)", "the main text's bound equals the COLT2
 # (scikit-learn's, seeded from our generator) and our SRHT.  For each, the largest squared-norm distortion over
 # $n$ unit vectors and draws of $\Phi$, against the dense JL bound (Achlioptas 2003, Theorem 1.1 with a union bound:
 # proven for the dense Rademacher, Gaussian and density-1/3 sparse matrices), on dense random vectors and on
-# spiky ones (one-hot rows, as in Adult's categorical columns).
+# spiky ones (one-hot rows, as in Adult's categorical columns).  These rows test our transforms against a known
+# theorem (`consistency`): a failure rate holds only with power 0.8 to see twice $\beta$ (some 200 draws of $\Phi$; the
+# profile runs fewer, so those rows are inconclusive), the $k^{-1/2}$ rate by an equivalence of the fitted slope within
+# $\pm 0.1$.
 
 # %%
 jl = E.jl_distortion_experiment(P["jl_ks"], P["jl_d"], P["jl_points"], P["jl_reps"], beta=BETA, n_jobs=P["n_jobs"],
@@ -156,23 +183,8 @@ for ax, inp in zip(axes, ("dense", "one-hot")):
 save(fig, "jl_distortion")
 
 # %%
-for kind in ("rademacher", "gaussian", "sparse (1/3)"):
-    for inp in ("dense", "one-hot"):
-        d = jl[(jl.projection == kind) & (jl.vectors == inp) & np.isfinite(jl.bound)]
-        fails, trials = int(d.failures.sum()), int(d.reps.sum())
-        print(checks.agrees("JL lemma (Achlioptas 2003; Section 3.1)", f"P(max norm distortion > bound) <= beta, {kind}, {inp} inputs, "
-                            f"k in {d.k.tolist()}", kind="measured", expected=f"<= {BETA}", measured=f"{fails}/{trials}",
-                            ok=rate_at_most(fails, trials, BETA), detail="failures over draws of Phi, Clopper-Pearson at 95%"))
-for kind in ("rademacher", "gaussian", "sparse (1/3)"):
-    d = jl[(jl.projection == kind) & (jl.vectors == "dense")]
-    s = slope(d.k, d.median_norm_distortion)
-    print(checks.agrees("JL rate", f"slope of log median distortion against log k, {kind}, dense inputs", kind="measured",
-                        expected="-0.5 +- 0.1", measured=round(s, 3), ok=slope_agrees(s, -0.5, 0.1)))
-d = jl[(jl.projection == "srht") & np.isfinite(jl.bound)]
-checks.agrees("SRHT (our Lemma A.4 substitute)", "P(max norm distortion > dense JL bound) <= beta on dense and one-hot inputs",
-              kind="target", expected=f"<= {BETA}", measured=f"{int(d.failures.sum())}/{int(d.reps.sum())}",
-              ok=rate_at_most(int(d.failures.sum()), int(d.reps.sum()), BETA),
-              detail="the paper's fast JL (Lemma A.4) is not recovered; this is our transform against the dense bound")
+E.record_jl(checks, jl)
+checks.show_new()
 
 # %% [markdown]
 # All transforms shrink their distortion like $k^{-1/2}$.  On one-hot rows the very sparse projection (density
@@ -207,7 +219,8 @@ print(demo.guarantee_)
 # sensitivity $2L/m$.  With a small learning rate the dynamics stay linear, the released $\tilde w$ is Gaussian and the
 # pair's exact privacy loss is computable: for $T = 1$ it equals the claimed $\varepsilon$; for $T = 10$ the average of the
 # iterates hides part of the transcript.  Releases are drawn in one vectorised pass; the negative control halves
-# $\sigma$ on the same pair.
+# $\sigma$ on the same pair.  An audit holds only when its bound stays at or below $\varepsilon$ *and* its control's exceeds it.
+# These audits test our DP-ERM step (the paper's Algorithm 4 is not recovered): `consistency` rows.
 
 # %%
 audits2 = pd.concat([E.audit_algorithm_2(P["audit2_releases"], n_iter=T, random_state=seed) for T in P["audit2_iters"]],
@@ -216,22 +229,10 @@ audits2[["mechanism", "n_iter", "sigma", "epsilon_claimed", "delta", "epsilon_ac
          "n_releases", "pair_sensitivity_ratio", "linear_regime"]]
 
 # %%
-for _, r in audits2.iterrows():
-    if r.mechanism == "as calibrated":
-        print(checks.at_most("Theorem 3.2 (privacy, our DP-ERM)", f"95% audit lower bound on eps, adversarial pair, T = {r.n_iter}",
-                             kind="measured", bound=r.epsilon_claimed, measured=round(r.epsilon_lb, 4),
-                             detail=f"{r.n_releases} releases per data set; the pair's exact loss {r.epsilon_pair_exact:.4f}, the "
-                             f"accounting's {r.epsilon_accounted:.4f} at delta = {r.delta:g}", id=f"alg2-audit-T{r.n_iter}"))
-    else:
-        print(checks.at_least("audit (negative control)", f"Algorithm 2 with sigma / 2 on the same pair (T = {r.n_iter}) is "
-                              "detected above the claimed eps", kind="target", bound=r.epsilon_claimed,
-                              measured=round(r.epsilon_lb, 4), detail=f"exact loss {r.epsilon_pair_exact:.4f}; shows the audit's "
-                              "power, not a claim of the paper", id=f"alg2-negative-T{r.n_iter}"))
 T_demo = demo.n_iter_
 pld = compose([("gaussian", demo.noise_sigma_, gradient_sensitivity(2 * 1.0 / 0.3, 200))] * T_demo, 1e-6)
-print(checks.agrees("Algorithm 2 accounting", f"PLD composition of the T = {T_demo} steps (dp-accounting) against the Gaussian-DP "
-                    "calibration", kind="consistency", expected=1.0, measured=round(pld, 4), ok=abs(pld - 1.0) < 0.01,
-                    detail="two accountants of the same composition"))
+E.record_alg2_audits(checks, audits2, pld, T_demo)
+checks.show_new()
 
 # %% [markdown]
 # The audit's lower bound stays below $\varepsilon = 1$ and, for $T = 1$, approaches the pair's exact loss, which equals the
@@ -265,16 +266,8 @@ pd.DataFrame(alg1).assign(note=["ours"] * len(P["alg1_ks"]) + ["the theorem's k 
 
 # %%
 audit1 = E.audit_algorithm_1(P["audit1_releases"], random_state=seed)
-r1, r1n = audit1.iloc[0], audit1.iloc[1]
-print(checks.at_most("Theorem 3.1 (privacy)", "95% audit lower bound on eps of Algorithm 1 (k = 1), adversarial pair",
-                     kind="measured", bound=1.0, measured=round(r1.epsilon_lb, 4),
-                     detail=f"{r1.n_releases} releases per data set; the pair's exact loss {r1.epsilon_pair_exact:.4f}; "
-                     f"|C| = {r1.cover_size}", id="alg1-audit"))
-print(checks.at_most("Theorem 3.1 (privacy, exact)", "the pair's exact privacy loss by enumeration of the cover",
-                     kind="measured", bound=1.0, measured=round(r1.epsilon_pair_exact, 6), id="alg1-exact"))
-print(checks.at_least("audit (negative control)", "Algorithm 1 sampled at 2 eps on the same pair is detected above eps",
-                      kind="target", bound=1.0, measured=round(r1n.epsilon_lb, 4),
-                      detail=f"exact loss {r1n.epsilon_pair_exact:.4f}", id="alg1-negative"))
+E.record_alg1_audit(checks, audit1)
+checks.show_new()
 audit1
 
 # %% [markdown]
@@ -285,7 +278,9 @@ audit1
 # $\sqrt{\log(m/\beta)}$ (ours) and count the runs above it (the theorem allows a fraction $\beta$).  Algorithm 2 uses
 # the paper's $k$ (constant 1) and our DP-ERM step, so this tests the pipeline, not the paper's Algorithm 4.
 # The substitute's own expected excess-risk bound (projected stochastic subgradient descent) is checked on the
-# same runs: its empirical $\rho$-hinge loss on $S_\Phi$ is at most the bound (the minimum is $\ge 0$).
+# same runs: its empirical $\rho$-hinge loss on $S_\Phi$ is at most the bound (the minimum is $\ge 0$; a one-sided 95% bound over
+# the seeds, a `consistency` row).  The theorem's failure rate is a rate check: it holds only with power 0.8 to see
+# twice $\beta$ (some 200 runs), which this profile does not afford, so it cannot confirm the theorem here.
 
 # %%
 t32 = E.theorem_3_2_experiment(P["t32_ms"], P["t32_seeds"], n_jobs=P["n_jobs"], random_state=seed)
@@ -297,15 +292,8 @@ write_table(mean_se(t32, "m").rename(columns={"mean": "value", "std": "sd", "cou
 t32s
 
 # %%
-fails = int((t32.error > t32.bound).sum())
-print(checks.agrees("Theorem 3.2", "P(population error > min L-hat^rho_S + Lambda r sqrt(log(m/beta)) / (rho sqrt(min(1, eps) m))) "
-                    f"<= beta, m in {P['t32_ms']}", kind="measured", expected=f"<= {BETA}", measured=f"{fails}/{len(t32)}",
-                    ok=rate_at_most(fails, len(t32), BETA), detail="constant 1 and the log factor are ours (the O~ is lost); "
-                    f"largest implied constant {t32.implied_constant.max():.3g}; d = 1000, margin 0.5", id="theorem-3-2"))
-for _, r in t32s.iterrows():
-    print(checks.at_most("our DP-ERM (noisy projected GD)", f"mean empirical rho-hinge loss on S_Phi <= the substitute's expected "
-                         f"excess-risk bound, m = {int(r.m)}", kind="measured", bound=round(r.hinge_bound, 4),
-                         measured=round(r.hinge, 4), detail=f"k = {int(r.k)}, T = {int(r.n_iter)}; not the paper's Lemma 3.1"))
+E.record_theorem_3_2(checks, t32, P["t32_ms"])
+checks.show_new()
 
 # %% [markdown]
 # The paper's $k$ (constant 1) is small for $m$ in the hundreds ($k = 10$ at $m = 500$), and then the JL distortion
@@ -318,6 +306,21 @@ write_table(kxs.rename(columns={"mean": "value", "std": "sd", "count": "n_runs"}
 kxs
 
 # %% [markdown]
+# **"Privacy for $\varepsilon > 1$ essentially for free."**  Theorem 3.2's bound has $\min(1, \varepsilon)$: beyond $\varepsilon = 1$ it is
+# the non-private margin bound.  We compare Algorithm 2 (the paper's $k$, which grows with $\varepsilon$) with its noiseless
+# counterpart (the same JL map, $T$ and learning rate, no noise) on the same data ($m = 2000$, $d = 1000$, margin 0.3),
+# seed by seed: the claim holds when, for every $\varepsilon > 1$, the 90% interval of the mean difference lies within
+# $\pm 0.02$, and is violated when one lies wholly outside.
+
+# %%
+ep = E.epsilon_experiment(P["eps_epsilons"], 2000, 1000, P["eps_seeds"], n_jobs=P["n_jobs"], random_state=seed)
+write_table(ep.assign(source="reproduced", value=ep.error_private - ep.error_nonprivate, se=0.0, n_runs=1),
+            "epsilon_beyond_1", "bassily2022")
+E.record_epsilon_free(checks, ep)
+checks.show_new()
+ep.groupby("epsilon")[["k", "n_iter", "error_private", "error_nonprivate"]].mean()
+
+# %% [markdown]
 # ## Dimension independence
 #
 # The central claim: the margin bounds of Algorithms 1-3 do not depend on $d$, where DP-ERM over $B^d(\Lambda)$ pays
@@ -325,7 +328,8 @@ kxs
 # exact population error, $\varepsilon = 1$.  Algorithm 2 ($\delta = 10^{-6}$) with the paper's $k$ and with $k = 100$, against
 # Chaudhuri et al.'s output and objective perturbation (Huber loss) and Rubinstein et al.'s PrivateSVM-Finite at
 # the same $\varepsilon$ (pure $\varepsilon$-DP, $\delta = 0$), each at the best value of its regulariser grid for every $d$ (an oracle
-# choice that favours them).  Error bars: standard errors over seeds.  Chaudhuri's Gamma-norm noise is drawn here with
+# choice that favours them), and an **ablation that isolates the JL step**: the same noisy gradient descent (the same
+# calibration, $T$ rule, learning-rate rule and ball) run on the original $d$ coordinates, without JL.  Error bars: standard errors over seeds.  Chaudhuri's Gamma-norm noise is drawn here with
 # the paper's float sampler (`noise="continuous"`): the same law as the floating-point-safe lattice release to within
 # its $2^{-16}$ grid, so the same utility, but the lattice release's exact rounding takes about a minute per release at
 # $d = 10^5$ (a utility experiment, not a release).
@@ -352,33 +356,23 @@ ax.legend(fontsize=8)
 save(fig, "figure_dimension_independence")
 
 # %%
-dmin, dmax = min(P["dim_ds"]), max(P["dim_ds"])
-for method, g in best.groupby("method"):
-    lo, hi = g[g.d == dmin].iloc[0], g[g.d == dmax].iloc[0]
-    z = E.difference_z(lo["mean"], lo.se, hi["mean"], hi.se)
-    if method.startswith("Algorithm 2"):
-        print(checks.agrees("Theorem 3.2 (dimension independence)", f"{method}: error at d = {dmax} not above d = {dmin} "
-                            "(|z| of the difference <= 3 or negative)", kind="measured", expected="z <= 3",
-                            measured=f"{lo['mean']:.3f} -> {hi['mean']:.3f} (z = {z:.2f})",
-                            ok=E.does_not_grow(lo["mean"], lo.se, hi["mean"], hi.se),
-                            id="dimension-k100" if "100" in method else "dimension-paper-k"))
-    else:
-        print(checks.agrees("Section 1 (DP-ERM pays sqrt(d)/m)", f"{method}: error grows from d = {dmin} to d = {dmax}",
-                            kind="measured", expected="z > 3", measured=f"{lo['mean']:.3f} -> {hi['mean']:.3f} (z = {z:.2f})",
-                            ok=E.grows(lo["mean"], lo.se, hi["mean"], hi.se),
-                            detail="each at its best grid value per d"))
-a2 = best[(best.method == "Algorithm 2 (k = 100)") & (best.d == dmax)].iloc[0]
-for method in base:
-    b = best[(best.method == method) & (best.d == dmax)].iloc[0]
-    z = E.difference_z(a2["mean"], a2.se, b["mean"], b.se)
-    print(checks.agrees("Theorem 3.2 vs DP-ERM in high dimension", f"Algorithm 2 (k = 100, ours) below {method} at d = {dmax}",
-                        kind="measured", expected="z > 3", measured=f"{a2['mean']:.3f} vs {b['mean']:.3f} (z = {z:.2f})",
-                        ok=z > 3, detail="k's constant is lost; the paper's k with constant 1 is in the figure"))
+E.record_dimension(checks, dim, best, list(base), m=P["dim_m"], epsilon=1.0)
+checks.show_new()
 
 # %% [markdown]
 # The other papers' mechanisms go from near-perfect at $d = 10$ to near chance at $d = 10^5$: their noise grows with $d$
 # (a $\Gamma(d)$ norm for output perturbation, $d$ Laplace coordinates for PrivateSVM-Finite) while $m$ stays at 500.
-# Algorithm 2's error does not grow beyond the standard errors.  Its small rise from $d = 10$ to $d = 100$ with
+# Dimension independence holds for Algorithm 2 when the 90% interval of (error at the largest $d$) $-$ (error at the
+# smallest $d > \varepsilon m$, the regime the paper states for Algorithm 2: below it the JL map compresses nothing) lies
+# within $\pm 0.05$; the other mechanisms' growth and Algorithm 2's advantage are one-sided tests (the lower
+# 95% bound of the difference above 0), with their power stated against a difference of 0.1.
+#
+# The ablation is as flat as Algorithm 2: on these data the Gaussian noise of noisy gradient descent does not hurt in
+# high dimension (its effect on a margin $\langle w, x\rangle$ is the same in every direction, and the data's spread in the
+# directions orthogonal to $u$ shrinks like $1/\sqrt{d}$), so the figure does not show what the JL step buys; the other
+# mechanisms grow because their noise norms grow like $d$ (a $\Gamma(d)$ norm, $d$ Laplace coordinates), not because they
+# skip JL (ERRATA B4; the paper's $\sqrt{d}/m$ is a worst-case rate, which benign data cannot refute).
+# Algorithm 2's small rise from $d = 10$ to $d = 100$ with
 # $k = 100$ is the JL map, not the privacy noise: while $d < k$ the projection is close to an isometry of the whole
 # input space, once $d > k$ it distorts inner products by about $\sqrt{\log(m)/k}$ whatever $d$.  With the paper's $k$
 # (10 at $m = 500$, constant 1) that distortion dominates the error at every $d$; $k = 100$ trades it for more noise
@@ -397,17 +391,8 @@ write_table(t41.assign(source="reproduced", value=t41.max_dev, se=0.0, n_runs=t4
 t41
 
 # %%
-print(checks.at_most("Theorem 4.1 (norm)", "max over x and draws of | ||psi(x)|| - r |", kind="consistency", bound=1e-12,
-                     measured=float(t41.max_norm_error.max()), detail="cos^2 + sin^2 = 1: true by construction (float64 rounding)"))
-fails, trials = int(t41.failures.sum()), int(t41.reps.sum())
-print(checks.agrees("Theorem 4.1", "P(max_{i != j} |<psi_i, psi_j> - K_ij| > 2 r^2 sqrt(log(2m/beta)/D)) <= beta over all (m, D)",
-                    kind="measured", expected=f"<= {BETA}", measured=f"{fails}/{trials}", ok=rate_at_most(fails, trials, BETA),
-                    detail=f"largest deviation / bound {float((t41.max_dev / t41.bound).max()):.3f}; the bound's form is reconstructed",
-                    id="theorem-4-1"))
-big_m = t41[t41.m == max(P["t41_ms"])]
-s = slope(big_m.D, big_m.median_dev)
-print(checks.agrees("Theorem 4.1 (rate in D)", f"slope of log median deviation against log D, m = {max(P['t41_ms'])}",
-                    kind="measured", expected="-0.5 +- 0.1", measured=round(s, 3), ok=slope_agrees(s, -0.5, 0.1)))
+E.record_theorem_4_1(checks, t41, max(P["t41_ms"]))
+checks.show_new()
 
 # %% [markdown]
 # **Algorithm 3 and Theorem 4.2.**  Points of $[-1, 1]^2$ with a known margin in the RKHS of the Gaussian kernel
@@ -415,7 +400,8 @@ print(checks.agrees("Theorem 4.1 (rate in D)", f"slope of log median deviation a
 # $y = \operatorname{sign} h^*(x)$.  With $\Lambda = \|h^*\|_H$ and $\rho = \tau$ the minimum of the empirical $\rho$-hinge loss over $H_\Lambda$
 # is 0, so the bound is its $\tilde O$ term (constant 1, log factor $\sqrt{\log(m/\beta)}$, ours).  The paper's
 # $D = m^2 \log(2m/\beta)$ is out of reach ($D = 4.6 \cdot 10^7$ at $m = 2000$); we run $D$ from 10 upwards and report the
-# test error (Monte Carlo over 20,000 fresh points) against $D$.
+# test error (Monte Carlo over 20,000 fresh points) against $D$.  This is below the theorem's premise, so it cannot check
+# Theorem 4.2: the row is `skipped` with the reason and the numbers, and the sweep is an illustration.
 
 # %%
 t42 = E.theorem_4_2_experiment(P["t42_m"], P["t42_Ds"], P["t42_seeds"], tau=0.2, n_jobs=P["n_jobs"], random_state=seed)
@@ -424,11 +410,8 @@ write_table(t42s.rename(columns={"mean": "value", "std": "sd", "count": "n_runs"
 t42s.assign(bound=float(t42.bound.iloc[0]), theorem_D=int(t42.theorem_D.iloc[0]), k=int(t42.k.iloc[0]))
 
 # %%
-fails = int((t42.error > t42.bound).sum())
-print(checks.agrees("Theorem 4.2", "P(test error > min L-hat^rho_S + Lambda r sqrt(log(m/beta)) / (rho sqrt(min(1, eps) m))) <= beta",
-                    kind="measured", expected=f"<= {BETA}", measured=f"{fails}/{len(t42)}", ok=rate_at_most(fails, len(t42), BETA),
-                    detail=f"m = {P['t42_m']}, D in {P['t42_Ds']} (the theorem's D: {int(t42.theorem_D.iloc[0])}), bound "
-                    f"{float(t42.bound.iloc[0]):.3f}, largest implied constant {t42.implied_constant.max():.3g}", id="theorem-4-2"))
+E.record_theorem_4_2(checks, t42, P["t42_m"], P["t42_Ds"])
+checks.show_new()
 fig, ax = plt.subplots(figsize=(6.5, 4))
 ax.errorbar(t42s.D, t42s["mean"], yerr=t42s.se, marker="o", capsize=3, label="Algorithm 3 (paper's k)")
 ax.axhline(float(t42.bound.iloc[0]), color="k", ls="--", lw=1, label="Theorem 4.2, constant 1")
@@ -512,11 +495,8 @@ sel.groupby("dataset").agg(rho_selected=("rho_selected", lambda v: sorted(v)), e
                            pld=("epsilon_accounted_pld", "first")).join(oracle)
 
 # %%
-worst = float((sel.epsilon_accounted_pld - 1.0).abs().max())
-print(checks.agrees("private choice of rho (ours): accounting", "PLD composition of the G candidates' T-step Gaussian mechanisms "
-                    "against the Gaussian-DP calibration, eps = 1", kind="consistency", expected=1.0,
-                    measured=round(float(sel.epsilon_accounted_pld.iloc[0]), 4), ok=worst < 0.01,
-                    detail=f"G = {len(P['real_rhos'])} margins; two accountants of the same composition"))
+E.record_rho_selection(checks, sel, len(P["real_rhos"]))
+checks.show_new()
 
 # %% [markdown]
 # The privately chosen $\rho$ costs some accuracy against the best fixed $\rho$ chosen on the test set (which is not
@@ -525,10 +505,11 @@ print(checks.agrees("private choice of rho (ours): accounting", "PLD composition
 #
 # ## Summary
 #
-# All checks of this notebook, as written to `paper_figures/bassily2022/checks.csv`; violated rows are explained
-# in `ERRATA.md`.
+# All checks of this notebook, as written to `paper_figures/bassily2022/checks.csv`, by kind and verdict (the counts
+# `paper_figures/totals.csv` and the README show); violated rows are explained in `ERRATA.md`.
 
 # %%
 checks.write(OUT)
-print(checks.summary())
-checks.frame()[["id", "claim", "check", "kind", "bound", "measured", "status"]]
+result = checks.frame()
+print(pd.crosstab(result.kind, result.status).reindex(index=KINDS, columns=STATUSES, fill_value=0).to_string())
+result[["id", "claim", "check", "kind", "bound", "measured", "status"]]

@@ -18,8 +18,8 @@
 #
 # *(alpha, beta)-Differential Privacy in Reproducing Kernel Hilbert Spaces* (the short version: Proposition 1.1,
 # Proposition 2.1, Section 3), and its journal version *Differential Privacy for Functions and Functional Data*
-# (JMLR 14:703-727), whose statements we only have from secondary sources (`../shared/papers/hall2013-formulas.md`,
-# each item tagged with its source and certainty).  The idea: a function $f_X$ in the RKHS $H(K)$ is released as
+# (JMLR 14:703-727), whose statements we only have from secondary sources.  The statements the checks test are quoted,
+# with their numbering and source, in `docs/statements/hall2013.md`.  The idea: a function $f_X$ in the RKHS $H(K)$ is released as
 # $f_X + \sqrt{c}\,G$ with $G$ a Gaussian process with covariance $K$, calibrated to the RKHS-norm sensitivity
 # $\sup \|f_X - f_{X'}\|_H$.  Examples: a kernel density estimate and a regularised kernel machine.  $\alpha$ and $\beta$ are our
 # $\varepsilon$ and $\delta$; neighbouring data sets differ in one row (replace-one, n fixed).
@@ -28,6 +28,14 @@
 # not recovered.  So this notebook checks every statement numerically (each check is a row of
 # `paper_figures/hall2013/checks.csv`, shown right after the cell that makes it), regenerates a figure of the
 # journal's kind with parameters we state, and compares the kernel machine with the other papers' private SVMs.
+#
+# **How to read the verdicts.**  Each check prints its verdict right after the cell that made it, with the criterion
+# beside it.  A verdict has three values: **holds** (the data confirm the claim: a one-sided bound on the claimed side,
+# an equivalence inside a stated margin, an audit whose negative control caught its leak), **violated** (the data
+# refute it; each has an entry in `ERRATA.md`, ids H1-H5) or **inconclusive** (neither).  Each row has a *kind*:
+# `measured` rows test the paper's own statements, `analytic` rows compare its formulas with an exact computation,
+# `consistency` rows test our own formulas or what the calibration makes true by construction, `target` rows are our
+# own goals (the audits' negative controls).
 #
 # Two conventions of the KDE sensitivity appear: the short version's factor 2 (`"seed"`) and the journal's $\sqrt{2}$
 # (`"jmlr"`); both are implemented (`PrivateKDE(convention=...)`) and checked.  Two calibrations of the Gaussian noise
@@ -49,7 +57,7 @@ import pandas as pd
 import seaborn as sns
 from threadpoolctl import threadpool_limits
 
-from dpkernels import profiles, verdicts
+from dpkernels import profiles
 from dpkernels.bounds import hall as HB
 from dpkernels.experiments import hall2013 as E
 from dpkernels.mechanisms.hall import (
@@ -61,7 +69,7 @@ from dpkernels.mechanisms.hall import (
     expansion_error,
     float_margins,
 )
-from dpkernels.report import Checks, output_dir, stable_text, write_table
+from dpkernels.report import KINDS, STATUSES, Checks, output_dir, stable_text, write_table
 
 P = profiles.load("hall2013", profile, sizes)
 OUT = output_dir("hall2013", profile)
@@ -94,26 +102,20 @@ def save(fig, name):
 # %%
 cmap = E.calibration_map(np.geomspace(0.01, 20, P["calib_epsilons"]), np.logspace(-2, -10, 9))
 write_table(cmap.assign(source="reproduced", value=cmap["exact_delta"], se=0.0), "calibration_map", "hall2013")
-agree = float(np.max(np.abs(cmap.exact_delta - cmap.exact_delta_closed) / np.maximum(cmap.exact_delta, 1e-300)))
 boundary = pd.DataFrame({"delta": np.logspace(-2, -10, 9)})
 boundary["largest epsilon where it holds"] = [HB.proposition_1_1_max_epsilon(b) for b in boundary.delta]
-write_table(boundary.assign(source="reproduced", value=boundary.iloc[:, 1], se=0.0), "calibration_boundary", "hall2013")
-checks.at_most("Proposition 1.1 (exact curve)", "dp-accounting's privacy curve against the closed form, over the grid "
-               "(largest relative difference)", kind="consistency", bound=1e-6, measured=agree, id="H-prop11-curve")
-checks.show_new()
+_ = write_table(boundary.assign(source="reproduced", value=boundary.iloc[:, 1], se=0.0), "calibration_boundary", "hall2013")
 
 # %%
 # NBVAL_CHECK_OUTPUT
 print(stable_text(boundary, digits=3))
 
+# %% [markdown]
+# Both rows are exact computations (no sampling error): the two curves agree to a relative $10^{-6}$, and the claim
+# holds on a cell when the exact $\delta$ is at most the claimed one.
+
 # %%
-fails = cmap[~cmap.holds]
-checks.add("Proposition 1.1", "exact delta at epsilon of c = 2 log(2/delta) Delta^2/eps^2 <= delta, over eps in [0.01, 20] x "
-           "delta in [1e-10, 1e-2]", kind="analytic", bound=f"{len(cmap)} of {len(cmap)} cells",
-           measured=f"{int(cmap.holds.sum())} of {len(cmap)} cells", status=verdicts.status(fails.empty),
-           detail=f"fails for every epsilon >= {fails.epsilon.min():.3g} on the grid; the boundary runs from "
-           f"{boundary.iloc[0, 1]:.3g} (delta = 1e-2) to {boundary.iloc[-1, 1]:.3g} (delta = 1e-10); worst ratio exact/claimed "
-           f"{cmap.ratio.max():.3g}", id="H-prop11-grid")
+E.record_calibration(checks, cmap, boundary)
 checks.show_new()
 
 # %%
@@ -133,18 +135,13 @@ save(fig, "calibration_map")
 # below the claimed one, i.e. Proposition 1.1 adds more noise than needed (column `noise_ratio`: the paper's noise
 # over the analytic calibration's, for the same $(\varepsilon, \delta)$).  A simulation of the mechanism confirms the failure
 # (the hockey-stick divergence $\mathbb{E}_D\,(1 - e^{\varepsilon - L})_+$ over draws of the privacy loss $L$): at $(10, 10^{-2})$ and $(20, 10^{-2})$,
-# and, as a control, a cell where it holds.  ERRATA H1.
+# and, as a control, a cell where it holds.  ERRATA H1.  A cell holds when the upper 95% bound of the simulated $\delta$ is
+# at most the claimed one and is violated when the lower bound exceeds it; when no draw gives a positive term, the
+# bound is Clopper-Pearson's on the fraction of positive terms (each term lies in $[0, 1]$).
 
 # %%
 mc = pd.DataFrame([E.calibration_monte_carlo(e, d, P["calib_mc_draws"], random_state=seed) for e, d in ((10.0, 1e-2), (20.0, 1e-2), (1.0, 1e-5))])
-for _, r in mc.iterrows():
-    rid = {10.0: "H-prop11-mc-10", 20.0: "H-prop11-mc-20", 1.0: "H-prop11-mc-1"}[r.epsilon]
-    checks.add("Proposition 1.1", f"simulated delta(eps) of the calibrated mechanism at (eps, delta) = ({r.epsilon:g}, {r.delta:g})",
-               kind="measured", bound=r.delta, measured=r.delta_mc,
-               status=verdicts.status(verdicts.at_most(r.delta_mc - 3 * r.se, r.delta)),
-               detail=f"{int(r.n_draws)} draws, se {r.se:.2g}" + (f", z vs claim {r.z_vs_claim:.1f}" if r.se > 0 else
-                                                                   " (no draw reached a positive term)")
-               + f"; exact {r.delta_exact:.3g}", id=rid)
+E.record_calibration_mc(checks, mc)
 print(cmap.groupby("epsilon").agg(cells=("holds", "size"), hold=("holds", "sum"), noise_ratio=("noise_ratio", "mean")).tail(6))
 checks.show_new()
 mc
@@ -160,10 +157,7 @@ mc
 
 # %%
 ev = E.evaluation_bound_experiment(P["eval_trials"], random_state=seed)
-checks.at_most("Proposition 2.1 (journal: ||M^-1/2 f(x)|| <= ||f||_H)", f"largest ratio over {len(ev)} random (f, points)",
-               kind="measured", bound=1.0, measured=float(ev.ratio.max()), rtol=1e-9,
-               detail=f"ratio 1 (to round-off) when the points include the centres: max {ev[ev.includes_centres].ratio.max():.12f}",
-               id="H-prop21-evaluations")
+E.record_evaluation_bound(checks, ev)
 checks.show_new()
 
 # %% [markdown]
@@ -199,20 +193,12 @@ print(stable_text(pd.DataFrame(rows), digits=2))
 # for the union in reverse order; the whitened values $A^{-1}(v - f)/s$ must be i.i.d. $N(0, 1)$ (a likelihood-ratio
 # test of the covariance, and the largest standardised deviation of a mean or covariance entry).  The negative
 # control draws each call independently, as a release with fresh noise per query would; the same test must reject it.
+# The law holds when the test does not reject it at level $10^{-3}$ *and* rejects the control at that level (the
+# test then has power against the failure that matters); a rejection would violate it.
 
 # %%
 cs = E.conditional_sampling_experiment(P["cond_paths"], random_state=seed)
-checks.add("Proposition 2.1 (one sample path)", "repeated and permuted queries return identical values (every seed)",
-           kind="consistency", bound="identical", measured=str(cs["repeated_and_permuted_identical"]),
-           status=verdicts.status(cs["repeated_and_permuted_identical"]), id="H-path-identical")
-checks.add("Proposition 2.1 (one sample path)", f"adaptively queried values follow N(f, s^2 (K + tau I)) at the union "
-           f"({cs['points']} points, {cs['n_paths']} paths): covariance test p-value", kind="measured", bound=">= 0.001",
-           measured=cs["released"]["p_covariance"], status=verdicts.status(cs["released"]["p_covariance"] >= 1e-3),
-           detail=f"largest standardised deviation {cs['released']['z_max']:.2f}", id="H-path-law")
-checks.add("Proposition 2.1 (one sample path)", "negative control: fresh noise per call is rejected by the same test",
-           kind="target", bound="< 1e-6", measured=cs["independent_per_call"]["p_covariance"],
-           status=verdicts.status(cs["independent_per_call"]["p_covariance"] < 1e-6),
-           detail=f"largest standardised deviation {cs['independent_per_call']['z_max']:.3g}", id="H-path-control")
+E.record_sample_path(checks, cs)
 checks.show_new()
 pd.DataFrame({k: v for k, v in cs.items() if isinstance(v, dict)}).T
 
@@ -226,11 +212,7 @@ pd.DataFrame({k: v for k, v in cs.items() if isinstance(v, dict)}).T
 
 # %%
 lg = E.lattice_grid_check(2000, 0.05, 1.0, 1e-5, 257, random_state=seed)
-checks.add("Floating point (lattice release)", "released KDE values that are integer multiples of the public grid",
-           kind="consistency", bound=f"{lg['n_values']} of {lg['n_values']}", measured=f"{lg['lattice_on_grid']} of {lg['n_values']}",
-           status=verdicts.status(lg["lattice_on_grid"] == lg["n_values"]),
-           detail=f"grid {lg['grid']:.3g}; the continuous sampler: {lg['continuous_on_grid']} of {lg['n_values']} on the grid",
-           id="H-lattice-grid")
+E.record_lattice(checks, lg)
 checks.show_new()
 
 # %% [markdown]
@@ -243,14 +225,23 @@ checks.show_new()
 # %%
 mb = E.mercer_basis_check()
 write_table(mb.assign(source="reproduced", value=mb["norm_H"], se=0.0), "mercer_basis", "hall2013")
-checks.add("Proposition 2.1 (proof sketch, E2)", "K = sum lambda_i phi_i phi_i with RKHS-orthonormal phi_i: reconstruction "
-           "error of K on [0, 1] (sigma = 0.2)", kind="analytic", bound="0 (round-off)",
-           measured=float(mb.recon_error_RKHS_basis.iloc[0]),
-           status=verdicts.status(mb.recon_error_RKHS_basis.iloc[0] < 1e-8),
-           detail=f"with the L2-orthonormal basis the error is {mb.recon_error_L2_basis.iloc[0]:.1e}; ||phi_1||_H = "
-           f"{mb.norm_H.iloc[0]:.3g} (not 1)", id="H-prop21-basis")
+E.record_mercer(checks, mb)
 checks.show_new()
 mb
+
+# %% [markdown]
+# **Proposition 2.1 inherits Proposition 1.1's range of $\alpha$.**  Every finite set of released values is an
+# instance of Proposition 1.1 (the journal's route above), so the release calibrated with Proposition 1.1's $c$ fails
+# where that one does (ERRATA H1).  On the worst-case KDE pair (a row at 0 replaced by 1, $n = 20$, $\sigma = 0.05$)
+# the release at $\{x, x'\}$ has Mahalanobis distance equal to the calibrated sensitivity; its exact $\delta$ at $\varepsilon$
+# (`calibration="hall"`, which warns and states the true $\delta$ in its guarantee), against the claimed $10^{-2}$:
+
+# %%
+pb = E.proposition_2_1_beyond_boundary([1.0, 5.0, 10.0, 20.0], 1e-2)
+write_table(pb.assign(source="reproduced", value=pb.exact_delta, se=0.0), "proposition_2_1_alpha", "hall2013")
+E.record_proposition_2_1_alpha(checks, pb)
+checks.show_new()
+pb
 
 # %% [markdown]
 # ## 3. Section 3, first example: the private kernel density estimate
@@ -275,16 +266,7 @@ ks = E.kde_sensitivity_experiment([(1, 0.05), (1, 0.5), (2, 0.1), (3, 0.2), (3, 
                                   random_state=seed, n_jobs=P["n_jobs"])
 write_table(ks.drop(columns=["x_old", "x_new"]).assign(source="reproduced", value=ks["measured"], se=0.0),
             "kde_sensitivity", "hall2013")
-checks.at_most("Section 3 KDE sensitivity (seed: factor 2)", f"max ||f_X - f_X'||_H / bound over {len(ks)} settings "
-               "(random + adversarial neighbours)", kind="measured", bound=1.0, measured=float(ks.ratio_seed.max()),
-               detail="the largest measured change is 1/sqrt(2) of the seed's bound: valid, loose by sqrt(2) (ERRATA H2)",
-               id="H-kde-sens-seed")
-checks.at_most("Section 3 KDE sensitivity (journal: factor sqrt 2)", f"max ||f_X - f_X'||_H / bound over {len(ks)} settings",
-               kind="measured", bound=1.0, measured=float(ks.ratio_jmlr.max()), rtol=1e-9,
-               detail="attained (to round-off) when K(x, x') is negligible at the corners of T", id="H-kde-sens-jmlr")
-checks.at_most("Section 3 KDE sensitivity (exact sup over T, ours)", "max measured / sqrt(2 K(0)(1 - exp(-d/(2 sigma^2))))/n",
-               kind="measured", bound=1.0, measured=float(ks.ratio_exact.max()), rtol=1e-9,
-               detail=f"smallest ratio {ks.ratio_exact.min():.3f} (the search's shortfall at a wide bandwidth)", id="H-kde-sens-exact")
+E.record_kde_sensitivity(checks, ks)
 checks.show_new()
 ks[["d", "sigma", "random", "adversarial", "bound_seed", "bound_jmlr", "sup_exact", "ratio_seed", "ratio_jmlr", "ratio_exact"]]
 
@@ -297,22 +279,14 @@ ks[["d", "sigma", "random", "adversarial", "bound_seed", "bound_jmlr", "sup_exac
 # journal convention, analytic calibration), score them by the Gaussian log-likelihood ratio and compute a 95%
 # Clopper-Pearson lower bound on $\varepsilon$ at the claimed $\delta$ (`E.epsilon_delta_lower_bound`).  The exact $\varepsilon$ of
 # this pair (its Mahalanobis distance through the privacy curve) stands beside it.  Negative control: the same pair
-# with half the noise must be caught.
+# with half the noise must be caught.  The audit holds only when its bound stays at or below $\varepsilon$ *and* the
+# control's exceeds it (the audit had the power to see a leak); a bound above $\varepsilon$ would refute the claim.
 
 # %%
 audits = pd.DataFrame([E.kde_pair_audit(1, 20, 0.05, 1.0, 1e-5, P["audit_releases"], noise_factor=f, random_state=seed)
                        for f in (1.0, 0.5)])
 write_table(audits.assign(source="reproduced", value=audits["epsilon_lb"], se=np.nan), "kde_audit", "hall2013")
-ok, half = audits.iloc[0], audits.iloc[1]
-checks.add("Proposition 2.1 (audit)", "95% lower bound on epsilon of the KDE release (lattice) on the worst-case pair, eps = 1, "
-           "delta = 1e-5", kind="measured", bound=1.0, measured=ok.epsilon_lb,
-           status=verdicts.status(not verdicts.audit_refutes(ok.epsilon_lb, 1.0)),
-           detail=f"{int(ok.n_releases)} releases per data set; the pair's exact epsilon {ok.pair_epsilon_exact:.4f} (Mahalanobis "
-           f"{ok.pair_mahalanobis:.4g} vs calibrated sensitivity {ok.sensitivity_calibrated:.4g}); all releases on the grid: "
-           f"{bool(ok.releases_on_grid)}", id="H-audit")
-checks.add("Proposition 2.1 (audit, negative control)", "the same pair with half the noise: lower bound above epsilon = 1",
-           kind="target", bound=1.0, measured=half.epsilon_lb, status=verdicts.status(verdicts.audit_detects(half.epsilon_lb, 1.0)),
-           detail=f"exact epsilon of the half-noise pair {half.pair_epsilon_exact:.3f}", id="H-audit-control")
+E.record_kde_audit(checks, audits)
 checks.show_new()
 audits[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "p_hat", "q_hat", "n_releases", "releases_on_grid"]]
 
@@ -322,15 +296,13 @@ audits[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "p_hat", "q_hat", "n
 # $\mathbb{E}\,\|\tilde f - f_X\|^2_{L^2(T)} = \lambda(T)\, c \sup_x K(x, x)$ (exact here: $K(x, x)$ is constant; for other kernels it is an
 # upper bound, formula sheet E6).  Monte Carlo: independent lattice releases of one fitted KDE ($n = 1000$, $\sigma = 0.05$,
 # $d = 1$, $\varepsilon = 1$, $\delta = 10^{-5}$) at 256 uniform points of $T$, for both conventions and both calibrations; $c$ is the
-# one actually used (the calibrated sensitivity includes the float margin).
+# one actually used (the calibrated sensitivity includes the float margin).  The formula is true by the calibration (the
+# noise's variance at $x$ is $c K(x, x)$), so these rows are `consistency`: they hold when the 90% interval of the
+# relative difference lies within $\pm 10\%$.
 
 # %%
 ne = E.noise_error_experiment(1000, 0.05, 1, 1.0, 1e-5, 256, P["noise_draws"], random_state=seed)
-for _, r in ne.iterrows():
-    checks.agrees("Section 2 (mean L2 noise error)", f"E int_T (f~ - f_X)^2 against lambda(T) c sup K, {r.convention} "
-                  f"sensitivity, {r.calibration} calibration", kind="measured", expected=r.formula, measured=r.measured,
-                  ok=abs(r.z) <= verdicts.Z_AGREE, detail=f"z = {r.z:.2f} ({int(r.n_draws)} releases, se {r.se:.2g})",
-                  id=f"H-noise-{r.convention}-{r.calibration}")
+E.record_noise_error(checks, ne)
 write_table(ne.assign(source="reproduced", value=ne["measured"], sd=ne["se"] * np.sqrt(ne["n_draws"]), n_runs=ne["n_draws"]),
             "noise_l2_error", "hall2013")
 checks.show_new()
@@ -344,17 +316,14 @@ ne
 # below $10^{-7}$; samples are drawn on $T$ by rejection).  For this density the MISE on $T$ is exact in closed form
 # (`HB.kde_risk`: products of Gaussians integrate over the box to normal CDFs), split into $\text{bias}^2 + \text{variance}$
 # (sampling) and the privacy part $s^2 \sup K$.  Monte Carlo (fresh data, evaluation points and noise per run) must
-# agree with it, part by part.  Journal convention, analytic calibration, $\varepsilon = 1$, $\delta = 10^{-5}$.
+# agree with it, part by part (within $\pm 10\%$ relative, by a 90% interval: our formula, a `consistency` row).
+# Journal convention, analytic calibration, $\varepsilon = 1$, $\delta = 10^{-5}$.
 
 # %%
 mise_cfg = [(1, 300, 0.04), (1, 3000, 0.025), (1, 20000, 0.015), (2, 2000, 0.05)]
 print("mass of the mixture outside T: " + ", ".join(f"d = {d}: {HB.bimodal_mixture(d).mass_outside():.1e}" for d in (1, 2, 3)))
 mm = E.mise_monte_carlo(mise_cfg, 1.0, 1e-5, P["mise_points"], P["mise_runs"], random_state=seed, n_jobs=P["n_jobs"])
-worst = mm.loc[mm.z.abs().idxmax()]
-checks.agrees("MISE decomposition (ours, exact on T)", f"Monte Carlo sampling / privacy / total MISE against the exact risk, "
-              f"{len(mise_cfg)} (d, n, sigma), {int(mm.n_runs.iloc[0])} runs each: largest |z|", kind="measured",
-              expected=f"|z| <= {verdicts.Z_AGREE:g}", measured=float(worst.z), ok=bool((mm.z.abs() <= verdicts.Z_AGREE).all()),
-              detail=f"worst: d = {worst.d}, n = {worst.n}, {worst.part}", id="H-mise-mc")
+E.record_mise(checks, mm)
 write_table(mm.assign(source="reproduced", value=mm["measured"]), "mise_monte_carlo", "hall2013")
 checks.show_new()
 mm.pivot_table(index=["d", "n", "sigma"], columns="part", values=["measured", "exact", "z"])
@@ -386,17 +355,14 @@ save(fig, "figure_mise_vs_n")
 #
 # The privacy error is $c \sup K$ with $c \propto \Delta^2 \propto n^{-2} \sigma^{-d}$ and
 # $\sup K \propto \sigma^{-d}$: $n^{-2} \sigma^{-2d}$.  Measured with the mechanism's own releases (seed convention, Proposition 1.1
-# calibration, as in the paper) over $n$ at $\sigma = 0.05$ and over $\sigma$ at $n = 1000$ ($d = 1$):
+# calibration, as in the paper) over $n$ at $\sigma = 0.05$ and over $\sigma$ at $n = 1000$ ($d = 1$).  The order follows from
+# the calibration itself ($c \propto \Delta^2$), so these are `consistency` rows: the fitted slope within $\pm 0.1$ of $-2$
+# (a 90% interval).
 
 # %%
 po, slopes = E.privacy_order_experiment(1, [1000, 3000, 10000], [0.05, 0.1, 0.2], 1.0, 1e-5, 128, P["order_draws"],
                                         random_state=seed)
-for var, rid in (("n", "H-order-n"), ("sigma", "H-order-sigma")):
-    z = (slopes[f"slope_{var}"] - slopes[f"claimed_{var}"]) / slopes[f"slope_{var}_se"]
-    checks.agrees("Section 3 (privacy error order n^-2 sigma^-2d)", f"fitted log-log slope of the Monte Carlo privacy error in "
-                  f"{var} (d = 1; " + ("sigma = 0.05)" if var == "n" else "n = 1,000)"), kind="measured",
-                  expected=slopes[f"claimed_{var}"], measured=slopes[f"slope_{var}"], ok=abs(z) <= verdicts.Z_AGREE,
-                  detail=f"se {slopes[f'slope_{var}_se']:.3f} (from the points' standard errors), z = {z:.2f}", id=rid)
+E.record_privacy_order(checks, slopes)
 checks.show_new()
 po
 
@@ -405,15 +371,7 @@ po
 # slopes ($\text{bias}^2$ against $\sigma$ for small $\sigma$, variance against $n$ and $\sigma$):
 
 # %%
-mix1 = HB.bimodal_mixture(1)
-small = np.geomspace(0.002, 0.006, 5)
-b_slope = verdicts.slope(small, [HB.kde_risk(mix1, 1000, s).bias_sq for s in small])
-v_slope_n = verdicts.slope([1e3, 1e4, 1e5], [HB.kde_risk(mix1, int(n), 0.01).variance for n in (1e3, 1e4, 1e5)])
-v_slope_s = verdicts.slope(small, [HB.kde_risk(mix1, 1000, s).variance for s in small])
-checks.agrees("Section 3 (sampling error order sigma^4 + 1/(n sigma^d))", "slopes of the exact bias^2 in sigma, variance in n "
-              "and in sigma (d = 1)", kind="analytic", expected="4, -1, -1", measured=f"{b_slope:.3f}, {v_slope_n:.3f}, {v_slope_s:.3f}",
-              ok=all(verdicts.slope_agrees(a, b, 0.05) for a, b in ((b_slope, 4), (v_slope_n, -1), (v_slope_s, -1))),
-              id="H-order-sampling")
+E.record_sampling_order(checks, E.sampling_order_slopes(1))
 checks.show_new()
 
 # %% [markdown]
@@ -428,22 +386,7 @@ checks.show_new()
 # %%
 bx = E.bandwidth_exponents([1, 2, 3], np.geomspace(1e2, 1e12, 21), 1.0, 1e-5)
 write_table(bx.assign(source="reproduced", value=bx["exponent_top"], se=0.0), "bandwidth_exponents", "hall2013")
-for _, r in bx.iterrows():
-    tag = "private" if r.private else "non-private"
-    checks.agrees("Section 3 (optimal bandwidth n^(-1/(1+4d)))", f"exponent of the exact MISE's minimiser, d = {r.d}, {tag}, "
-                  "n in [1e10, 1e12]", kind="analytic", expected=r.claimed, measured=r.exponent_top,
-                  ok=verdicts.slope_agrees(r.exponent_top, r.claimed, 0.01),
-                  detail=f"-1/(d+4) = {r.standard:.4f}; whole range 1e2-1e12: {r.exponent_all:.4f}", id=f"H-bandwidth-d{r.d}-{tag}")
-for _, r in bx[bx.private].iterrows():
-    checks.agrees("Journal (private MISE = O(h^4 + c/(n h^d)): privacy does not change the rate)", f"exponent of the minimised "
-                  f"private MISE, d = {r.d}, n in [1e10, 1e12]", kind="analytic", expected=r.mise_claimed,
-                  measured=r.mise_exponent_top, ok=verdicts.slope_agrees(r.mise_exponent_top, r.mise_claimed, 0.01),
-                  id=f"H-rate-d{r.d}")
-    checks.agrees("Section 3 (privacy error vanishes far faster than the sampling error)", f"exponent of privacy / sampling at "
-                  f"the private optimum, d = {r.d}, n in [1e10, 1e12]", kind="analytic", expected=r.privacy_over_sampling_claimed,
-                  measured=r.privacy_over_sampling_exponent_top,
-                  ok=verdicts.slope_agrees(r.privacy_over_sampling_exponent_top, r.privacy_over_sampling_claimed, 0.05),
-                  detail="negative: the privacy part becomes negligible", id=f"H-privacy-faster-d{r.d}")
+E.record_bandwidth(checks, bx)
 checks.show_new()
 bx[["d", "private", "exponent_all", "exponent_top", "claimed", "standard", "mise_exponent_top", "mise_claimed"]]
 
@@ -452,18 +395,14 @@ bx[["d", "private", "exponent_all", "exponent_top", "claimed", "standard", "mise
 # likely misprint of $1/(4+d)$).  At moderate n the privacy part pushes the optimal bandwidth up (whole-range exponents
 # of the private optimum are steeper), but asymptotically privacy changes neither the optimal exponent nor the rate,
 # as the journal says.  A direct Monte Carlo check of the claim at $d = 2$ (sampling MISE on a grid of bandwidths with
-# common random numbers, $n = 100$ to $10\,000$; the claim concerns the sampling error's optimum):
+# common random numbers, $n = 100$ to $10\,000$; the claim concerns the sampling error's optimum).  The claimed exponent
+# holds when the 90% interval of the fitted one lies within half the distance between $-1/9$ and $-1/6$ of $-1/9$, and is
+# violated when it lies wholly outside that margin:
 
 # %%
 ps, pn = E.bandwidth_exponent_monte_carlo(2, [100, 1000, 10000], np.geomspace(0.008, 0.08, 10), 128, P["exponent_mc_runs"],
                                           random_state=seed, n_jobs=P["n_jobs"])
-exact_range = verdicts.slope(pn.n, pn.sigma_opt_exact)
-z_claim = (pn.attrs["exponent"] - HB.claimed_optimal_bandwidth_exponent(2)) / pn.attrs["exponent_se"]
-checks.agrees("Section 3 (optimal bandwidth n^(-1/(1+4d)))", "Monte Carlo exponent of the sampling MISE's minimiser, d = 2, "
-              "n = 100 to 10,000", kind="measured", expected=HB.claimed_optimal_bandwidth_exponent(2), measured=pn.attrs["exponent"],
-              ok=abs(z_claim) <= verdicts.Z_AGREE, detail=f"bootstrap se {pn.attrs['exponent_se']:.3f} over {pn.attrs['n_runs']} "
-              f"runs, z vs claim {z_claim:.1f}; the exact risk's exponent over the same n: {exact_range:.3f}",
-              id="H-bandwidth-mc-d2")
+E.record_bandwidth_mc(checks, pn)
 checks.show_new()
 pn
 
@@ -481,7 +420,7 @@ Xf = mixf.sample(2000, np.random.default_rng(seed))
 grid1 = np.linspace(0, 1, 257)[:, None]
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
 for ax, (conv, cal) in zip(axes, (("seed", "hall"), ("jmlr", "analytic"))):
-    kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.04, convention=conv, calibration=cal, points=grid1,
+    kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.04, convention=conv, calibration=cal, points=grid1,
                      keep_nonprivate=True, random_state=seed).fit(Xf)
     ax.plot(grid1[:, 0], mixf.pdf(grid1), color="grey", lw=1, label="true density")
     ax.plot(grid1[:, 0], kde.nonprivate_function(grid1), "k-", lw=2, label="non-private KDE")
@@ -501,9 +440,9 @@ save(fig, "figure_kde_bimodal")
 # %%
 Z, bounds = E.adult_kde_data()
 g1 = np.linspace(0, 1, 257)[:, None]
-age = PrivateKDE(epsilon=0.1, delta=1e-6, bandwidth=0.02, points=g1, keep_nonprivate=True, random_state=seed).fit(Z[:, :1])
+age = PrivateKDE(epsilon=0.1, delta=1e-6, sigma=0.02, points=g1, keep_nonprivate=True, random_state=seed).fit(Z[:, :1])
 g2 = np.array(np.meshgrid(np.linspace(0, 1, 33), np.linspace(0, 1, 33), indexing="ij")).reshape(2, -1).T
-two = PrivateKDE(epsilon=0.1, delta=1e-6, bandwidth=0.03, points=g2, keep_nonprivate=True, random_state=seed).fit(Z)
+two = PrivateKDE(epsilon=0.1, delta=1e-6, sigma=0.03, points=g2, keep_nonprivate=True, random_state=seed).fit(Z)
 fig, axes = plt.subplots(1, 3, figsize=(16, 4.4), constrained_layout=True)
 years = bounds["age"][0] + g1[:, 0] * (bounds["age"][1] - bounds["age"][0])
 axes[0].plot(years, age.nonprivate_function(g1), "k-", lw=2, label="non-private")
@@ -544,19 +483,58 @@ kms = pd.concat([E.kernel_machine_sensitivity_experiment(km_settings, n=P["km_se
                                                          n_adv=P["km_sens_adv"], maxiter=P["km_sens_maxiter"], random_state=seed,
                                                          regulariser=reg) for reg in ("lam", "lam/2")], ignore_index=True)
 write_table(kms.assign(source="reproduced", value=kms["measured"], se=0.0), "kernel_machine_sensitivity", "hall2013")
-main = kms[kms.regulariser == "lam"]
-checks.at_most("Section 3 kernel machine sensitivity L kappa / (n lambda)", f"largest measured ||f_D - f_D'||_H / bound over "
-               f"{len(main)} (loss, lambda, sigma)", kind="measured", bound=1.0,
-               measured=float(main.ratio.max()), rtol=float((main.max_certified_error / main.bound).max()),
-               detail="; ".join(f"{r.loss} lambda = {r.lam:g}: {r.ratio:.3f}" for _, r in main.iterrows())
-               + " (tolerance: the certified solver error)", id="H-km-sens")
-halfreg = kms[kms.regulariser == "lam/2"]
-checks.at_least("Section 3 kernel machine sensitivity (the regulariser has no 1/2)", "with (lambda/2)||f||^2 the measured change "
-                "exceeds L kappa / (n lambda) (largest ratio)", kind="measured", bound=1.0, measured=float(halfreg.ratio.max()),
-                detail="so the constant belongs to lambda ||f||^2 as written; with lambda/2 it is 2 L kappa / (n lambda)",
-                id="H-km-sens-half")
+E.record_km_sensitivity(checks, kms)
 checks.show_new()
 kms[["loss", "lam", "sigma", "regulariser", "L", "random", "adversarial", "bound", "ratio", "max_certified_error"]]
+
+# %% [markdown]
+# **A privacy audit of the kernel machine's release.**  On the pair above where the constant is attained (hinge,
+# $\lambda = 1$, $n = 20$ rows in $[0, 1]$, $\sigma = 0.05$, the label of row 0 flipped), the minimiser moves by
+# $\frac{1}{n\lambda} K(x_0, \cdot)$, whose value at $x_0$ carries the whole sensitivity.  We draw lattice releases at $x_0$
+# from both fitted machines ($\varepsilon = 1$, $\delta = 10^{-5}$, analytic calibration) and compute the same 95% lower
+# bound on $\varepsilon$ at the claimed $\delta$; the negative control halves the noise.  The audit holds only when its bound
+# stays at or below $\varepsilon$ and the control's exceeds it.
+
+# %%
+kma = pd.DataFrame([E.kernel_machine_pair_audit(20, 1.0, 0.05, 1.0, 1e-5, P["audit_releases"], noise_factor=f, random_state=seed)
+                    for f in (1.0, 0.5)])
+write_table(kma.assign(source="reproduced", value=kma["epsilon_lb"], se=np.nan), "kernel_machine_audit", "hall2013")
+E.record_km_audit(checks, kma)
+checks.show_new()
+kma[["noise_factor", "epsilon_lb", "pair_epsilon_exact", "nonprivate_change", "rkhs_sensitivity", "p_hat", "q_hat", "n_releases"]]
+
+# %% [markdown]
+# **"The error due to the noise addition does not interfere with the optimal rate."**  We run the hinge machine with
+# $\lambda_n = n^{-1/2}$ (so that $\lambda \to 0$ and $n\lambda \to \infty$, the regime of consistent SVMs) on $T = [0, 1]$,
+# $\sigma = 0.1$, $(\varepsilon, \delta) = (1, 10^{-5})$, over $n$, with independent samples per $n$.  The labels are
+# $b(x) = \mathrm{sign}\,\sin 2\pi x$ flipped with probability 0.1 independently of $x$, so the Bayes classifier is $b$ and
+# every excess risk is exact given the sample: $0.8\,P_x(h(x) \ne b(x))$ for the non-private classifier, and for the
+# release (whose value at $x$ is $f(x) + s\sqrt{1 + \tau}\,Z$) $0.8\,\mathbb{E}_x\,\Phi(-b(x) f(x) / (s\sqrt{1 + \tau}))$.  The claim
+# holds when the log-log slope in $n$ of the private excess risk over the non-private one has an upper 95% bound at
+# most 0.1 (the ratio does not grow: privacy keeps the rate), and is violated when its lower bound exceeds 0.1.  The
+# left panel shows the same in $L^2(T)$: the privacy error $s^2(1 + \tau)$ against the estimator's variance across samples.
+
+# %%
+kr_runs, kr = E.kernel_machine_rate_experiment(P["km_rate_ns"], P["km_rate_runs"], random_state=seed, n_jobs=P["n_jobs"])
+write_table(kr.assign(source="reproduced", value=kr.risk_ratio, se=kr.risk_ratio_se), "kernel_machine_rate", "hall2013")
+E.record_km_rate(checks, kr)
+checks.show_new()
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+axes[0].errorbar(kr.n, kr.sampling_variance, yerr=kr.sampling_variance_se, marker="o", capsize=3,
+                 label="sampling variance E||f_X - E f_X||^2")
+axes[0].plot(kr.n, kr.privacy_error, "s--", label="privacy error s^2 (1 + tau) (exact)")
+axes[0].errorbar(kr.n, kr.privacy_error_measured, yerr=kr.privacy_error_measured_se, fmt="x", capsize=3, color="k",
+                 label="privacy error, measured from the releases")
+axes[0].set(xscale="log", yscale="log", xlabel="n (lambda = n^-1/2)", ylabel="L2(T) error", title="Kernel machine: L2 error parts")
+axes[0].legend(fontsize=8)
+axes[1].errorbar(kr.n, kr.excess_nonprivate, yerr=kr.excess_nonprivate_se, marker="o", capsize=3, label="non-private")
+axes[1].errorbar(kr.n, kr.excess_private, yerr=kr.excess_private_se, marker="s", ls="--", capsize=3,
+                 label="private release (eps = 1, delta = 1e-5), expected over the noise")
+axes[1].set(xscale="log", yscale="log", xlabel="n (lambda = n^-1/2)", ylabel="excess classification risk (exact)",
+            title=f"excess risk, mean +- SE over {P['km_rate_runs']} samples per n")
+axes[1].legend(fontsize=8)
+save(fig, "figure_kernel_machine_rate")
+kr[["n", "lam", "runs", "excess_nonprivate", "excess_private", "risk_ratio", "risk_ratio_se", "sampling_variance", "privacy_error"]]
 
 # %% [markdown]
 # ### Against the other papers' private SVMs
@@ -620,11 +598,11 @@ nd
 # %% [markdown]
 # ## Summary
 #
-# All checks of this notebook, as written to `paper_figures/hall2013/checks.csv`; violated rows are explained in
-# `ERRATA.md` (section Hall).
+# All checks of this notebook, as written to `paper_figures/hall2013/checks.csv`, by kind and verdict (the counts
+# `paper_figures/totals.csv` and the README show); violated rows are explained in `ERRATA.md` (section Hall).
 
 # %%
 checks.write(OUT)
 result = checks.frame()
-print(checks.summary())
+print(pd.crosstab(result.kind, result.status).reindex(index=KINDS, columns=STATUSES, fill_value=0).to_string())
 result[["id", "claim", "check", "kind", "bound", "measured", "status"]]

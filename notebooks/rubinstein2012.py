@@ -22,16 +22,20 @@
 # `dpkernels.bounds.rubinstein`, the experiments are in `dpkernels.experiments.rubinstein2012` (which also
 # holds the criteria behind the verdicts), and every claim is set against numbers.
 #
-# **How to read the verdicts.** Each check prints its verdict right below the cell that made it:
-# `[HOLDS]` or `[VIOLATED]` (or `[SKIPPED]` with the reason), the claim, what was compared, and its
-# *kind*:
+# **How to read the verdicts.** Each check prints its verdict right below the cell that made it, with the criterion
+# beside it: `[HOLDS]` (the data confirm the claim: an exact comparison, a one-sided bound on the claimed side, a rate
+# check with power 0.8 to see twice the claimed failure probability, an audit whose negative control was caught),
+# `[VIOLATED]` (refuted), `[INCONCLUSIVE]` (neither: e.g. too few draws to confirm a failure rate) or `[SKIPPED]` with the
+# reason; the claim, what was compared, and its *kind*:
 # * `measured`: a simulation, a solve or a privacy audit set against the claim.  Only these confirm a claim.
 # * `analytic`: the paper's formulas set against our derivation from its own ingredients.
-# * `consistency`: true by construction.  It shows the code does what it says; it confirms nothing.
+# * `consistency`: true by construction, or a test of our own substitute (the lattice release).  It shows the code
+#   does what it says; it confirms nothing of the paper.
 # * `target`: our own quality target, not a claim of the paper.
 #
 # Every check is a row of `paper_figures/rubinstein2012/checks.csv`, and the complete table ends the notebook.
-# Violated rows are explained in `ERRATA.md` (R1-R14).
+# Violated rows are explained in `ERRATA.md` (R1-R14).  The statements the checks test are quoted, with their numbering,
+# in `docs/statements/rubinstein2012.md`.
 #
 # Notation: the paper's privacy level is $\beta$ (`epsilon` in the estimators), and $(\varepsilon, \delta)$ is its
 # *usefulness*: $P(\sup_{x \in M} |\hat f(x) - f(x)| \le \varepsilon) \ge 1 - \delta$.  The paper reports no experiments.  Its numbers
@@ -46,6 +50,7 @@ sizes = None
 
 # %%
 import math
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -53,15 +58,18 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import display
 
-from dpkernels import profiles
+from dpkernels import UtilityWarning, profiles, verdicts
 from dpkernels.bounds import rubinstein as R
 from dpkernels.experiments import rubinstein2012 as E
 from dpkernels.kernels import CauchyKernel, LaplacianKernel, RBFKernel
 from dpkernels.mechanisms import PrivateSVM, PrivateSVMFinite
-from dpkernels.report import Checks, output_dir, stable_text, write_table
+from dpkernels.report import KINDS, STATUSES, Checks, output_dir, stable_text, write_table
 from dpkernels.verdicts import audit_detects, status
 
 P = profiles.load("rubinstein2012", profile, sizes)
+# The paper's mechanisms are run where their noise dominates on purpose (toy data, audits on small pairs, Adult at
+# small epsilon): the UtilityWarning that says so is silenced for this notebook.
+warnings.filterwarnings("ignore", category=UtilityWarning)
 OUT = output_dir("rubinstein2012", profile)
 checks = Checks("rubinstein2012")
 sns.set_theme(style="whitegrid", context="notebook")
@@ -113,21 +121,21 @@ print(stable_text(table2[["kernel", "source", "p_mass", "g0"]], digits=4))
 
 # %%
 for _, row in table2.iterrows():
-    ok = E.kernel_pair_consistent(row.p_mass, row.g0, row.mc_error, row.mc_5se / E.KERNEL_MC_SE)
+    out = E.kernel_pair_outcome(row.p_mass, row.g0, row.mc_error, row.mc_5se / E.KERNEL_MC_SE)
     key = row.kernel.split(" ")[0].lower() + ("-s2" if "sigma=2" in row.kernel else "")
     if row.source == "published":
-        v = checks.add("Table 2", f"{row.kernel}: the printed p is a probability law, g(0) = 1, and E_p cos<w,D> = g(D)",
-                       kind="measured", bound=row.mc_5se, measured=row.mc_error, status=status(ok), detail=row.verification,
-                       id=f"table-2-{key}")
+        v = checks.record("Table 2", f"{row.kernel}: the printed p is a probability law, g(0) = 1, and E_p cos<w,D> = g(D)", out,
+                          kind="measured", bound=E.KERNEL_MC_MARGIN, measured=row.mc_error, detail=row.verification,
+                          id=f"table-2-{key}")
     else:
-        v = checks.add("Table 1 (our kernels)", f"{row.kernel}: dpkernels.kernels' normalised pair passes the same test",
-                       kind="target", bound=row.mc_5se, measured=row.mc_error, status=status(ok), detail=row.verification,
-                       id=f"table-1-ours-{key}")
+        v = checks.record("Table 1 (our kernels)", f"{row.kernel}: dpkernels.kernels' normalised pair passes the same test", out,
+                          kind="target", bound=E.KERNEL_MC_MARGIN, measured=row.mc_error, detail=row.verification,
+                          id=f"table-1-ours-{key}")
     print(v)
 
 # %% [markdown]
-# Each row's "measured" is the largest Monte-Carlo error $|\mathbb{E} \cos\langle w, \Delta\rangle - g(\Delta)|$, and its bound is five
-# standard errors.  A printed pair whose mass or g(0) is wrong is violated whatever the Monte-Carlo error
+# Each row's "measured" is the largest Monte-Carlo error $|\mathbb{E} \cos\langle w, \Delta\rangle - g(\Delta)|$; a pair holds when
+# its mass and $g(0)$ are exactly 1 and the upper 95% bound of that error is below 0.01.  A printed pair whose mass or g(0) is wrong is violated whatever the Monte-Carlo error
 # (the detail shows both).
 #
 # Algorithm 3 defines $p(w) = 2^{-1} \int e^{-j\langle w, x\rangle} g(x)\, dx$.  At $w = 0$, for the one-dimensional RBF
@@ -166,10 +174,11 @@ rng = np.random.default_rng(seed)
 X_toy = rng.normal(size=(300, 2))
 X_toy /= np.maximum(1.0, np.linalg.norm(X_toy, axis=1))[:, None]
 y_toy = np.where(X_toy[:, 0] + 0.4 * X_toy[:, 1] > 0, 1, -1)
-finite = PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, random_state=seed).fit(X_toy, y_toy)
+finite = PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, random_state=seed).fit(X_toy, y_toy)
 print(finite.guarantee_)
-evaluation = PrivateSVMFinite(epsilon=1.0, C=10.0, data_norm=1.0, keep_nonprivate=True, random_state=seed).fit(X_toy, y_toy)
-print(f"\nlambda = {finite.noise_scale_:.4g} = Theorem 10's {R.theorem_10_noise_scale(1.0, 1, 10.0, 1.0, 2, 300):.4g}; "
+evaluation = PrivateSVMFinite(epsilon=1.0, alpha=0.1, data_norm=1.0, keep_nonprivate=True, random_state=seed).fit(X_toy, y_toy)
+print(f"\nlambda = {finite.noise_scale_:.4g} = Theorem 10's at eps / (1 + 2 solver_tol) "
+      f"{R.theorem_10_noise_scale(1.0 / 1.002, 1, 10.0, 1.0, 2, 300):.4g} (C = 1 / alpha = 10); "
       f"train accuracy {finite.score(X_toy, y_toy):.3f} "
       f"(non-private {np.mean(np.sign(evaluation.nonprivate_decision_function(X_toy)) == y_toy):.3f})")
 
@@ -230,15 +239,16 @@ print(checks.at_most("Lemma 9 (tight constant)", "largest measured L2 change / (
 #
 # With $\lambda \le \varepsilon / (2 \Phi (F + \ln(1/\delta)))$ the release is $(\varepsilon, \delta)$-useful.  On the linear map over
 # the unit ball ($|x_i| \le \Phi = 1$) the sup over $M$ of $|\langle \mu, x\rangle|$ is exactly $\|\mu\|_2$, so the failure probability
-# can be sampled exactly.  A usefulness claim holds unless the 95% Clopper-Pearson lower bound of the
-# observed failure rate exceeds $\delta$ (`E.failure_probability_holds`).
+# can be sampled exactly.  A usefulness claim is violated when the 95% Clopper-Pearson lower bound of the observed
+# failure rate exceeds $\delta$, and holds only when it does not *and* the number of draws gives power 0.8 to see a rate
+# of $2\delta$ (`E.usefulness_outcome`); otherwise it is inconclusive (the criterion says how many draws would do).
 
 # %%
 t11 = E.theorem_11_experiment([(0.5, 0.1, 2), (1.0, 0.05, 10), (0.2, 0.01, 50)], draws=P["theorem11_draws"], random_state=seed)
 for _, r in t11.iterrows():
-    print(checks.add("Theorem 11", f"P(sup_M |f-hat - f| > eps), eps={r.eps:g}, delta={r.delta:g}, F={r.F}", kind="measured",
-                     bound=r.delta, measured=r.p_hat, status=status(E.failure_probability_holds(r.failures, r.draws, r.delta)),
-                     detail=f"{r.failures}/{r.draws} failures, 95% CP [{r.cp_low:.2g}, {r.cp_high:.2g}]; lambda = {r.lam:.4g}"))
+    print(checks.record("Theorem 11", f"P(sup_M |f-hat - f| > eps), eps={r.eps:g}, delta={r.delta:g}, F={r.F}",
+                        E.usefulness_outcome(r.failures, r.draws, r.delta), kind="measured", bound=r.delta, measured=r.p_hat,
+                        detail=f"lambda = {r.lam:.4g}"))
 t11[["eps", "delta", "F", "lam", "draws", "failures", "p_hat", "cp_low", "cp_high", "quantile_1_minus_delta"]]
 
 # %% [markdown]
@@ -249,7 +259,7 @@ t11[["eps", "delta", "F", "lam", "draws", "failures", "p_hat", "cp_low", "cp_hig
 # $\lambda = 2^{2.5} L C \sqrt{\hat d} / (\beta n)$ (Theorem 10 with $F = 2\hat d$ and $\kappa = 1$).
 
 # %%
-svm = PrivateSVM(epsilon=1.0, C=10.0, kernel="rbf", sigma=0.5, n_components=50, random_state=seed).fit(X_toy, y_toy)
+svm = PrivateSVM(epsilon=1.0, alpha=0.1, kernel="rbf", sigma=0.5, n_components=50, random_state=seed).fit(X_toy, y_toy)
 print(svm.guarantee_)
 print(f"\nreleased: coef_ {svm.coef_.shape}, frequencies_ {svm.frequencies_.shape}; lambda = {svm.noise_scale_:.4g} "
       f"= Corollary 12's {R.corollary_12_noise_scale(1.0, 1, 10.0, 50, 300):.4g}")
@@ -284,10 +294,9 @@ save(fig, "lemma_18_uniform_error")
 
 # %%
 for _, r in l18[l18.kind == "lemma"].iterrows():
-    print(checks.add("Lemma 18", f"P(sup_M |k-hat - k| >= 0.1) at d-hat = {r.d_hat} ({r.kernel})", kind="measured",
-                     bound=r.delta, measured=r.p_hat, status=status(E.failure_probability_holds(r.failures, r.draws, r.delta)),
-                     detail=f"{r.failures}/{r.draws}, 95% CP upper {r.cp_high:.3g}; mean sup {r.mean_sup:.3g}; grid sup "
-                     "(a lower estimate of the true sup)"))
+    print(checks.record("Lemma 18", f"P(sup_M |k-hat - k| >= 0.1) at d-hat = {r.d_hat} ({r.kernel})",
+                        E.usefulness_outcome(r.failures, r.draws, r.delta), kind="measured", bound=r.delta, measured=r.p_hat,
+                        detail=f"mean sup {r.mean_sup:.3g}; grid sup (a lower estimate of the true sup)"))
 lap = l18[(l18.kernel == "laplacian")]
 print(checks.skip("Lemma 18", "Laplacian kernel (Table 1): sigma_p^2 = E||w||^2 is infinite for the Cauchy spectral law",
                   "the lemma (and Theorem 13) give no finite d-hat; the measured mean sup error still falls with d-hat: "
@@ -336,10 +345,9 @@ print(checks.at_most("Lemma 17", "max over draws of ||f* - g*||_inf / (eps' Lamb
 # %%
 c15 = E.corollary_15_experiment([(0.5, 0.1, 10), (1.0, 0.05, 100), (0.2, 0.01, 500)], draws=P["corollary15_draws"], random_state=seed)
 for _, r in c15.iterrows():
-    print(checks.add("Corollary 15", f"P(||f-hat* - f-tilde||_inf > eps/2), eps={r.eps:g}, delta={2 * r.delta:g}, d-hat={r.d_hat}",
-                     kind="measured", bound=r.delta, measured=r.p_hat,
-                     status=status(E.failure_probability_holds(r.failures, r.draws, r.delta)),
-                     detail=f"{r.failures}/{r.draws}, 95% CP [{r.cp_low:.2g}, {r.cp_high:.2g}]; bound over all x (conservative)"))
+    print(checks.record("Corollary 15", f"P(||f-hat* - f-tilde||_inf > eps/2), eps={r.eps:g}, delta={2 * r.delta:g}, d-hat={r.d_hat}",
+                        E.usefulness_outcome(r.failures, r.draws, r.delta), kind="measured", bound=r.delta, measured=r.p_hat,
+                        detail="bound over all x (conservative)"))
 c15[["eps", "delta", "d_hat", "lam", "draws", "failures", "p_hat", "cp_high", "median_sup_over_half_eps"]]
 
 # %% [markdown]
@@ -358,12 +366,11 @@ c15[["eps", "delta", "d_hat", "lam", "draws", "failures", "p_hat", "cp_high", "m
 # %%
 t13p = E.theorem_13_premise_experiment(draws=P["theorem13_premise_draws"], random_state=seed, n_jobs=P["n_jobs"])
 print({k: (round(v, 6) if isinstance(v, float) else v) for k, v in t13p.items()})
-print(checks.add("Theorem 13", f"P(||f* - f-hat*||_inf > eps) at the d-hat the theorem requires ({t13p['d_hat']}), RBF, d = 1",
-                 kind="measured", bound=t13p["delta"], measured=t13p["p_hat"],
-                 status=status(E.failure_probability_holds(t13p["failures"], t13p["draws"], t13p["delta"])), id="theorem-13-premise",
-                 detail=f"{t13p['failures']}/{t13p['draws']} failures, 95% CP upper {t13p['cp_high']:.3g}; eps = 0.9 ||f*|| = "
-                 f"{t13p['eps']:.3g}, theta = {t13p['theta']:.3g}, lambda = {t13p['lam']:.3g}; largest sup distance "
-                 f"{t13p['max_sup']:.2g} ({t13p['max_sup'] / t13p['eps']:.1e} of eps)"))
+print(checks.record("Theorem 13", f"P(||f* - f-hat*||_inf > eps) at the d-hat the theorem requires ({t13p['d_hat']}), RBF, d = 1",
+                    E.usefulness_outcome(t13p["failures"], t13p["draws"], t13p["delta"]), kind="measured", bound=t13p["delta"],
+                    measured=t13p["p_hat"], id="theorem-13-premise",
+                    detail=f"eps = 0.9 ||f*|| = {t13p['eps']:.3g}, theta = {t13p['theta']:.3g}, lambda = {t13p['lam']:.3g}; largest "
+                    f"sup distance {t13p['max_sup']:.2g} ({t13p['max_sup'] / t13p['eps']:.1e} of eps)"))
 
 # %% [markdown]
 # **Below the premise.**  On a two-class toy problem ($n = 20$ on $M = [0, 1]$, RBF $\sigma = 0.3$, $C = 1$,
@@ -697,7 +704,7 @@ print(checks.at_least("Proposition 27", "||w(D') - w(D)|| when the positive supp
 # Next to each bound stands the **exact privacy loss of the audited pair**, $\|w_D - w_{D'}\|_1 / \lambda$, the
 # most any audit of that pair could find.  Each audit also has a **negative control**: the same pair with half
 # the noise the pair needs for the claimed $\varepsilon$ (exact loss $2\varepsilon$).  The audit must detect it, or it has
-# no power.
+# no power: an audit holds only when its bound stays at or below $\varepsilon$ *and* its control's exceeds it.
 #
 # * PrivateSVM-Finite, linear kernel, $d = 1$: Lemma 22's construction with $M = 1$ and $m = 0.01$, the pair that
 #   nearly attains the tight sensitivity $2C/n$, calibrated with Theorem 10.
@@ -719,10 +726,11 @@ audits[["mechanism", "run", "epsilon_claimed", "epsilon_lb", "epsilon_pair_exact
 for key, name, res in (("finite", "Theorem 10", audit_finite), ("rff", "Corollary 12", audit_rff)):
     au, ct = res["audit"], res["control"]
     what = "PrivateSVM-Finite on Lemma 22's pair (M = 1, m = 0.01)" if key == "finite" else "PrivateSVM (RBF, d-hat = 10) on the adversarial pair"
-    print(checks.at_most(name, f"95% Clopper-Pearson lower bound on epsilon, {what}", kind="measured", bound=eps_audit,
-                         measured=au["epsilon_lb"], id=f"audit-{key}",
-                         detail=f"{au['n_releases']} lattice releases per database; exact privacy loss of this pair "
-                         f"{au['epsilon_pair_exact']:.3f} (no audit of it can exceed that)"))
+    print(checks.record(name, f"95% Clopper-Pearson lower bound on epsilon, {what}",
+                        E.audit_outcome(au["epsilon_lb"], eps_audit, ct["epsilon_lb"]), kind="measured", bound=eps_audit,
+                        measured=au["epsilon_lb"], id=f"audit-{key}",
+                        detail=f"{au['n_releases']} lattice releases per database; exact privacy loss of this pair "
+                        f"{au['epsilon_pair_exact']:.3f} (no audit of it can exceed that)"))
     print(checks.add("audit power (negative control)", f"the audit of {what} detects half the noise this pair needs "
                      "(exact loss 2 epsilon)", kind="target", bound=f"> {eps_audit:g}", measured=ct["epsilon_lb"],
                      status=status(audit_detects(ct["epsilon_lb"], eps_audit)), id=f"audit-{key}-control",
@@ -750,12 +758,18 @@ for key, name, res in (("finite", "Theorem 10", audit_finite), ("rff", "Corollar
 fp = E.floating_point_audit(P["fp_releases"], random_state=seed)
 for _, r in fp.iterrows():
     name = "Theorem 10" if r.mechanism == "PrivateSVM-Finite" else "Corollary 12"
-    print(checks.at_most(f"{name} (float64 release, noise={r.noise})", f"floating-point attack on {r.mechanism}: 95% lower bound "
-                         "on epsilon", kind="measured", bound=r.epsilon_claimed, measured=r.epsilon_lb,
-                         id=f"fp-{'finite' if r.mechanism == 'PrivateSVM-Finite' else 'rff'}-{r.noise}",
-                         detail=f"{r.n_releases} releases per data set; exact privacy loss of the pair in real arithmetic "
-                         f"{r.epsilon_pair_exact:.3f}; {100 * r.reachable_own:.0f}% of D's releases reachable only from D's "
-                         "centre" + ("; the paper's float64 sampler (R14)" if r.noise == "continuous" else "")))
+    cont = fp[(fp.mechanism == r.mechanism) & (fp.noise == "continuous")].iloc[0]
+    # the paper's float64 sampler is the paper's mechanism as implemented (measured); the lattice release is our
+    # substitute (consistency), whose audit has power when the same attack catches the continuous sampler
+    out = (verdicts.bound_verdict(r.epsilon_lb, r.epsilon_claimed) if r.noise == "continuous"
+           else E.audit_outcome(r.epsilon_lb, r.epsilon_claimed, cont.epsilon_lb))
+    print(checks.record(f"{name} (float64 release, noise={r.noise})", f"floating-point attack on {r.mechanism}: 95% lower bound "
+                        "on epsilon", out, kind="measured" if r.noise == "continuous" else "consistency", bound=r.epsilon_claimed,
+                        measured=r.epsilon_lb, id=f"fp-{'finite' if r.mechanism == 'PrivateSVM-Finite' else 'rff'}-{r.noise}",
+                        detail=f"{r.n_releases} releases per data set; exact privacy loss of the pair in real arithmetic "
+                        f"{r.epsilon_pair_exact:.3f}; {100 * r.reachable_own:.0f}% of D's releases reachable only from D's "
+                        "centre" + ("; the paper's float64 sampler (R14)" if r.noise == "continuous" else
+                                    "; our lattice release, the continuous sampler as the attack's positive control")))
 all_audits = pd.concat([audits.assign(attack="log-likelihood ratio"),
                         fp.assign(attack="floating-point reachability", run=fp.noise.map({"continuous": "positive control",
                                                                                            "lattice": "audit"}))])
@@ -802,12 +816,11 @@ axes[1].legend(fontsize=8)
 save(fig, "adult_privacy_utility")
 n_train = int(adult.n_train.iloc[0])
 best = private[private.epsilon == 100].sort_values("accuracy").iloc[-1]
-print(checks.add("Section 4 (utility on data)", f"PrivateSVM on Adult (n_train = {n_train}) at epsilon = 100 beats the majority "
-                 "class by more than 2 standard errors", kind="target", bound=round(float(adult.majority.iloc[0]), 4),
-                 measured=round(float(best.accuracy), 4),
-                 status=status(E.useful_on_data(best.accuracy, best.se, adult.majority.iloc[0])), id="adult-useful",
-                 detail=f"d-hat = {int(best.d_hat)}, SE {best.se:.2g} over {int(best.n_runs)} seeds; bound = majority-class accuracy; "
-                 "illustration (the paper has no experiments)"))
+print(checks.record("Section 4 (utility on data)", f"PrivateSVM on Adult (n_train = {n_train}) at epsilon = 100 beats the majority "
+                    "class", E.useful_on_data(best.accuracy, best.se, adult.majority.iloc[0], df=int(best.n_runs) - 1),
+                    kind="target", bound=round(float(adult.majority.iloc[0]), 4), measured=round(float(best.accuracy), 4),
+                    id="adult-useful", detail=f"d-hat = {int(best.d_hat)}, SE {best.se:.2g} over {int(best.n_runs)} seeds; bound = "
+                    "majority-class accuracy; illustration (the paper has no experiments)"))
 
 # %% [markdown]
 # ## Summary
@@ -818,7 +831,7 @@ print(checks.add("Section 4 (utility on data)", f"PrivateSVM on Adult (n_train =
 # %%
 path = checks.write(OUT)
 result = checks.frame()
-print(pd.crosstab(result.kind, result.status, margins=True).to_string())
+print(pd.crosstab(result.kind, result.status).reindex(index=KINDS, columns=STATUSES, fill_value=0).to_string())
 
 # %%
 with pd.option_context("display.max_rows", None, "display.max_colwidth", 120):

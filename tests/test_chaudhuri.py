@@ -30,11 +30,11 @@ _X, _Y = data(n=240)
 #: keep_nonprivate (pickle holds no training row, no un-noised statistic, no seed; only the named release; clones
 #: add different noise).
 RELEASE_CASES = [
-    ("chaudhuri-output", lambda **kw: OutputPerturbation(epsilon=1.0, Lambda=0.01, **kw), _X, _Y),
-    ("chaudhuri-objective", lambda **kw: ObjectivePerturbation(epsilon=1.0, Lambda=0.01, **kw), _X, _Y),
-    ("chaudhuri-objective-huber", lambda **kw: ObjectivePerturbation(epsilon=1.0, Lambda=0.01, loss="huber", **kw), _X, _Y),
-    ("chaudhuri-kernel", lambda **kw: PrivateKernelERM(epsilon=1.0, Lambda=0.01, n_components=20, **kw), _X, _Y),
-    ("chaudhuri-kernel-output", lambda **kw: PrivateKernelERM(epsilon=1.0, Lambda=0.01, n_components=20,
+    ("chaudhuri-output", lambda **kw: OutputPerturbation(epsilon=1.0, alpha=0.01, **kw), _X, _Y),
+    ("chaudhuri-objective", lambda **kw: ObjectivePerturbation(epsilon=1.0, alpha=0.01, **kw), _X, _Y),
+    ("chaudhuri-objective-huber", lambda **kw: ObjectivePerturbation(epsilon=1.0, alpha=0.01, loss="huber", **kw), _X, _Y),
+    ("chaudhuri-kernel", lambda **kw: PrivateKernelERM(epsilon=1.0, alpha=0.01, n_components=20, **kw), _X, _Y),
+    ("chaudhuri-kernel-output", lambda **kw: PrivateKernelERM(epsilon=1.0, alpha=0.01, n_components=20,
                                                               algorithm="output", **kw), _X, _Y),
     ("chaudhuri-tuning", lambda **kw: PrivateTuning(OutputPerturbation(), [1e-2, 1e-1], epsilon=1.0, **kw), _X, _Y),
 ]
@@ -46,7 +46,7 @@ RELEASE_CASES = [
 def test_output_perturbation_noise_law():
     """||b|| ~ Gamma(d, 2/(n Lambda eps)) around the certified minimiser (Theorem 6, Corollary 8), lattice noise."""
     X, y = data()
-    m = OutputPerturbation(epsilon=0.5, Lambda=0.01, keep_nonprivate=True, random_state=1).fit(X, y)
+    m = OutputPerturbation(epsilon=0.5, alpha=0.01, keep_nonprivate=True, random_state=1).fit(X, y)
     assert m.sensitivity_ == pytest.approx(2 / (300 * 0.01))
     # calibrated at eps / (1 + 2 solver_tol) so that eps = 0.5 holds with the certified solver slack
     assert m.beta_ == pytest.approx(B.theorem_6_beta(0.5 / 1.002, 300, 0.01))
@@ -61,11 +61,11 @@ def test_output_perturbation_noise_law():
 
 def test_output_perturbation_release_is_on_the_grid_and_continuous_warns():
     X, y = data()
-    m = OutputPerturbation(epsilon=0.5, Lambda=0.01, random_state=1).fit(X, y)
+    m = OutputPerturbation(epsilon=0.5, alpha=0.01, random_state=1).fit(X, y)
     grid = 2.0 ** (math.floor(math.log2(1 / m.beta_)) - 16)
     assert np.array_equal(m.coef_ / grid, np.round(m.coef_ / grid))
     with pytest.warns(UnsafeNoiseWarning):
-        c = OutputPerturbation(epsilon=0.5, Lambda=0.01, noise="continuous", random_state=1).fit(X, y)
+        c = OutputPerturbation(epsilon=0.5, alpha=0.01, noise="continuous", random_state=1).fit(X, y)
     assert not np.array_equal(c.coef_ / grid, np.round(c.coef_ / grid))
     assert "NOT floating-point safe" in c.guarantee_.noise
 
@@ -96,8 +96,8 @@ def test_objective_perturbation_is_the_certified_perturbed_minimiser(loss, monke
     """Before rounding, f solves grad J(f) + b/n + Delta f = 0 (Eq. 6) for a b of the stated law; the release adds a
     uniform dither on [-g/2, g/2) (the shifted public grid, dpkernels.argmin_release); same seed, same release."""
     X, y = data()
-    m = ObjectivePerturbation(epsilon=1.0, Lambda=0.01, loss=loss, keep_nonprivate=True, random_state=3).fit(X, y)
-    again = ObjectivePerturbation(epsilon=1.0, Lambda=0.01, loss=loss, random_state=3).fit(X, y)
+    m = ObjectivePerturbation(epsilon=1.0, alpha=0.01, loss=loss, keep_nonprivate=True, random_state=3).fit(X, y)
+    again = ObjectivePerturbation(epsilon=1.0, alpha=0.01, loss=loss, random_state=3).fit(X, y)
     assert np.array_equal(m.coef_, again.coef_)
     assert m.guarantee_.delta > 0 and m.guarantee_.delta < 1e-6  # the floating-point argument's cost (small n, d)
     seen = {}
@@ -144,13 +144,13 @@ def test_uncertified_solve_is_refused(monkeypatch):
         return sol
 
     monkeypatch.setattr(C, "solve_smooth_erm_batch", sloppy)
-    est = OutputPerturbation(epsilon=1.0, Lambda=0.01, random_state=0)
+    est = OutputPerturbation(epsilon=1.0, alpha=0.01, random_state=0)
     with pytest.raises(RuntimeError, match="refusing to release"):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
     monkeypatch.setattr(C, "solve_smooth_erm_batch", off)
     monkeypatch.setattr(C, "_polish", lambda design, loss, lam, lin, w: w)
-    est = ObjectivePerturbation(epsilon=1.0, Lambda=0.01, random_state=0)
+    est = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0)
     with pytest.raises(RuntimeError, match="refusing to release"):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
@@ -202,11 +202,11 @@ def test_evaluation_state_only_with_keep_nonprivate():
 
 def test_kernel_features_respect_unit_norm_and_need_no_input_bound():
     X, y = data(n=200, d=2)
-    m = PrivateKernelERM(epsilon=1.0, Lambda=0.01, n_components=50, random_state=0).fit(100 * X, y)
+    m = PrivateKernelERM(epsilon=1.0, alpha=0.01, n_components=50, random_state=0).fit(100 * X, y)
     assert np.linalg.norm(m._features(X), axis=1).max() <= 1 + 1e-12
     assert m.frequencies_.shape == (50, 2) and m.phases_.shape == (50,)
     assert "data_norm" not in m.get_params() and "clip" not in m.get_params()
-    paper = PrivateKernelERM(epsilon=1.0, Lambda=0.01, n_components=2, feature_scale="paper", random_state=0).fit(X, y)
+    paper = PrivateKernelERM(epsilon=1.0, alpha=0.01, n_components=2, feature_scale="paper", random_state=0).fit(X, y)
     assert paper.feature_norm_ == pytest.approx(math.sqrt(2))
     assert "Theorem 22" in paper.guarantee_.statement
 
@@ -214,7 +214,7 @@ def test_kernel_features_respect_unit_norm_and_need_no_input_bound():
 def test_private_tuning_releases_the_selected_model_only():
     X, y = data(n=1200)
     t = PrivateTuning(OutputPerturbation(), [1e-3, 1e-2, 1e-1], epsilon=1.0, random_state=0).fit(X, y)
-    assert t.selected_ in (0, 1, 2) and t.Lambda_ == [1e-3, 1e-2, 1e-1][t.selected_]
+    assert t.selected_ in (0, 1, 2) and t.alpha_ == [1e-3, 1e-2, 1e-1][t.selected_]
     assert not hasattr(t, "mistakes_") and not hasattr(t, "models_")
     assert set(np.unique(t.predict(X))) <= {-1, 1}
     assert t.best_estimator_.random_state is None

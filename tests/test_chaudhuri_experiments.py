@@ -68,8 +68,13 @@ def _frame(published, ours, se, errata=None):
 
 def test_published_comparison_is_three_valued():
     assert E.published_comparison(compare_table(_frame(0.30, 0.301, 0.001))).outcome().status == "holds"
-    explained = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5")))
+    # an ERRATA id is a candidate: it explains only where the hypotheses accept it for the row's data set
+    accepted = pd.DataFrame([{"hypothesis": "C5", "dataset": "adult", "test": "t", "statistic": 1.0, "accepted": True,
+                              "detail": ""}])
+    explained = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5"), accepted))
     assert explained.explained == 1 and explained.outcome().status == "holds"
+    candidate = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5")))  # must fail: untested
+    assert candidate.unexplained == 1 and candidate.outcome().status == "violated"
     bad = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001)))  # must fail: 35 se apart, no explanation
     assert bad.unexplained == 1 and bad.outcome().status == "violated" and abs(bad.largest_z) > 30
     noisy = pd.DataFrame([{"loss": "logistic", "published": 0.3, "reproduced": 0.31, "se_reproduced": 0.1,

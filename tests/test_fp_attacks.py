@@ -118,14 +118,14 @@ def _linear_design(est, d_pair, dp_pair):
     from dpkernels.losses import make_loss
 
     loss = make_loss(est.loss, est.h)
-    return (est.coef_, Design(*d_pair), Design(*dp_pair), loss, float(est.Lambda), est.params_, float(est.data_norm))
+    return (est.coef_, Design(*d_pair), Design(*dp_pair), loss, float(est.alpha), est.params_, float(est.data_norm))
 
 
 @pytest.mark.parametrize("loss, d, eps", [("huber", 1, 1.0), ("logistic", 5, 1.0), ("logistic", 5, 0.1)],
                          ids=["huber-1d", "logistic-5d-eps1", "logistic-5d-eps0.1"])
 def test_argmin_attack_on_objective_perturbation(loss, d, eps, monkeypatch):
     pair = neighbours(30, d, 0)
-    make = lambda: ObjectivePerturbation(epsilon=eps, Lambda=0.05, loss=loss)  # noqa: E731
+    make = lambda: ObjectivePerturbation(epsilon=eps, alpha=0.05, loss=loss)  # noqa: E731
     trials = 150
     safe = _attack_estimator(make, pair, trials, "safe", monkeypatch, _linear_design)
     rounded = _attack_estimator(make, pair, trials, "safe", monkeypatch, _linear_design, lambda est: est.release_grid_)
@@ -140,14 +140,14 @@ def _kernel_design(est, d_pair, dp_pair):
     feats = lambda X: est._features(X)  # noqa: E731  (public: the released frequencies and phases)
     (X, y), (X2, y2) = d_pair, dp_pair
     R = est.feature_norm_
-    return (est.coef_, Design(feats(X), y), Design(feats(X2), y2), make_loss(est.loss, est.h), float(est.Lambda),
-            C.theorem_9_parameters(float(est.epsilon), len(y), float(est.Lambda), make_loss(est.loss, est.h).curvature, R),
+    return (est.coef_, Design(feats(X), y), Design(feats(X2), y2), make_loss(est.loss, est.h), float(est.alpha),
+            C.theorem_9_parameters(float(est.epsilon), len(y), float(est.alpha), make_loss(est.loss, est.h).curvature, R),
             R)
 
 
 def test_argmin_attack_on_private_kernel_erm(monkeypatch):
     pair = neighbours(30, 3, 1)
-    make = lambda: PrivateKernelERM(epsilon=1.0, Lambda=0.05, n_components=6)  # noqa: E731
+    make = lambda: PrivateKernelERM(epsilon=1.0, alpha=0.05, n_components=6)  # noqa: E731
     trials = 100
     safe = _attack_estimator(make, pair, trials, "safe", monkeypatch, _kernel_design)
     assert epsilon_lower_bound(*safe, trials) <= 1.0
@@ -172,9 +172,9 @@ def test_argmin_attack_on_private_tuning_default_learner(monkeypatch):
         inner = est.best_estimator_
         (X, y), (X2, y2) = d_pair, dp_pair
         return (inner.coef_, Design(X[part], y[part]), Design(X2[part], y2[part]), C.make_loss(inner.loss, inner.h),
-                float(inner.Lambda), inner.params_, float(inner.data_norm))
+                float(inner.alpha), inner.params_, float(inner.data_norm))
 
-    make = lambda: PrivateTuning(Lambdas=(0.05,), epsilon=1.0)  # noqa: E731
+    make = lambda: PrivateTuning(alphas=(0.05,), epsilon=1.0)  # noqa: E731
     trials = 100
     safe = _attack_estimator(make, pair, trials, "safe", monkeypatch, design_of)
     assert epsilon_lower_bound(*safe, trials) <= 1.0
@@ -184,7 +184,7 @@ def test_argmin_attack_on_private_tuning_default_learner(monkeypatch):
 
 def test_release_delta_is_stated_and_small():
     (X, y), _ = neighbours(200, 5, 3)
-    g = ObjectivePerturbation(epsilon=1.0, Lambda=0.05).fit(X, y).guarantee_
+    g = ObjectivePerturbation(epsilon=1.0, alpha=0.05).fit(X, y).guarantee_
     assert g.private and g.epsilon == 1.0 and 0.0 < g.delta < 1e-6
     assert any("floating-point safe" in a for a in g.assumptions)
 
@@ -245,7 +245,7 @@ def test_generator_rewind_attack_needs_a_generator_the_release_never_holds():
     y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 0.5).astype(int)
     X2, y2 = X.copy(), y.copy()
     X2[0], y2[0] = X[0] + 3.0, (y[0] + 1) % 3  # an outlier: a support vector of the SVDD, so the centre moves
-    kw = dict(classes=[0, 1, 2], gamma=5.0, n_components=10, n_starts=40, n_iter=30, epsilon_svdd=1.0, epsilon_vote=1.0)
+    kw = dict(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_components=10, n_starts=40, n_iter=30, epsilon_svdd=1.0, epsilon_vote=1.0)
     make = lambda rs: EquilibriumPointClassifier(**kw, random_state=rs)  # noqa: E731
     counts = [_draws_consumed(lambda g: make(g).fit(X, y), s) for s in range(5)]
     window = range(min(counts) - 40, max(counts) + 40)
@@ -287,12 +287,12 @@ def test_default_constructors_release_no_data_derived_bound_or_label_set():
     yk = np.arange(80) % 3
     yk2 = yk.copy()
     yk2[yk2 == 2] = 1
-    a = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_components=10, n_starts=30, random_state=0).fit(X, yk)
-    b = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_components=10, n_starts=30, random_state=0).fit(X, yk2)
+    a = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_components=10, n_starts=30, random_state=0).fit(X, yk)
+    b = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_components=10, n_starts=30, random_state=0).fit(X, yk2)
     assert a.classes_.tolist() == b.classes_.tolist()
     with pytest.raises(ValueError, match="classes is not given"):
-        EquilibriumPointClassifier(gamma=5.0).fit(X, yk)
+        EquilibriumPointClassifier(sigma=math.sqrt(0.1)).fit(X, yk)
     with pytest.warns(Warning):
-        la = EquilibriumPointClassifier(classes="data", gamma=5.0, n_components=10, n_starts=30).fit(X, yk)
-        lb = EquilibriumPointClassifier(classes="data", gamma=5.0, n_components=10, n_starts=30).fit(X, yk2)
+        la = EquilibriumPointClassifier(classes="data", sigma=math.sqrt(0.1), n_components=10, n_starts=30).fit(X, yk)
+        lb = EquilibriumPointClassifier(classes="data", sigma=math.sqrt(0.1), n_components=10, n_starts=30).fit(X, yk2)
     assert la.classes_.tolist() != lb.classes_.tolist() and not la.guarantee_.private

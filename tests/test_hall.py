@@ -1,5 +1,5 @@
 """Hall, Rinaldo and Wasserman (2013): calculators, the Gaussian and Gaussian-process releases, the private KDE and
-kernel machine, and the criteria of the paper's experiments."""
+kernel machine (the experiment driver's tests are in tests/test_hall_experiments.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pytest
 from scipy import integrate
 
 from dpkernels._validation import ClippingWarning, UnsafeNoiseWarning
-from dpkernels.accounting import gaussian_delta, gaussian_sigma
+from dpkernels.accounting import gaussian_delta
 from dpkernels.bounds import hall as HB
-from dpkernels.experiments import hall2013 as E
 from dpkernels.mechanisms.hall import (
     CalibrationWarning,
     GaussianKernel,
@@ -42,10 +41,10 @@ _TEST2 = np.random.default_rng(99).uniform(size=(15, 2))
 _X2, _Y2 = _unit_data()
 
 RELEASE_CASES = [
-    ("PrivateKDE", lambda **kw: PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.2, grid_size=9, **kw), _X2, None),
-    ("PrivateKernelMachine-exact", lambda **kw: PrivateKernelMachine(epsilon=1.0, delta=1e-5, lam=0.05, bandwidth=0.5,
+    ("PrivateKDE", lambda **kw: PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.2, grid_size=9, **kw), _X2, None),
+    ("PrivateKernelMachine-exact", lambda **kw: PrivateKernelMachine(epsilon=1.0, delta=1e-5, alpha=0.1, sigma=0.5,
                                                                      points=_TEST2, **kw), _X2, _Y2),
-    ("PrivateKernelMachine-nystrom", lambda **kw: PrivateKernelMachine(epsilon=1.0, delta=1e-5, lam=0.05, bandwidth=0.5,
+    ("PrivateKernelMachine-nystrom", lambda **kw: PrivateKernelMachine(epsilon=1.0, delta=1e-5, alpha=0.1, sigma=0.5,
                                                                        solver="nystrom", landmarks=_GRID2, **kw), _X2, _Y2),
 ]
 
@@ -206,7 +205,7 @@ def test_gaussian_mechanism_hall_calibration_fails_at_large_epsilon():
 # ----------------------------------------------------------------------------------------------
 def test_repeated_and_permuted_queries_return_the_same_values():
     X = HB.bimodal_mixture(1).sample(200, np.random.default_rng(0))
-    kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.05, points=np.empty((0, 1)), curator=True, random_state=3).fit(X)
+    kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.05, points=np.empty((0, 1)), curator=True, random_state=3).fit(X)
     P = np.array([[0.1], [0.35], [0.6], [0.9]])
     v = kde.density(P)
     assert np.array_equal(kde.density(P), v)
@@ -217,17 +216,9 @@ def test_repeated_and_permuted_queries_return_the_same_values():
     assert len(kde.released_values_) == 5
 
 
-def test_conditional_sampling_law_and_negative_control():
-    """Adaptive queries reproduce N(f, s^2 (K + tau I)) at the union of the points; fresh noise per call is rejected."""
-    res = E.conditional_sampling_experiment(250, random_state=5)
-    assert res["repeated_and_permuted_identical"]
-    assert res["released"]["p_covariance"] > 1e-3 and res["released"]["z_max"] < 5
-    assert res["independent_per_call"]["p_covariance"] < 1e-6
-
-
 def test_max_points_is_enforced():
     X = np.random.default_rng(0).uniform(size=(30, 1))
-    kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=0.1, points=np.empty((0, 1)), curator=True, max_points=5,
+    kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.1, points=np.empty((0, 1)), curator=True, max_points=5,
                      random_state=0).fit(X)
     kde.density(np.linspace(0, 1, 5)[:, None])
     with pytest.raises(ValueError, match="max_points"):
@@ -252,7 +243,7 @@ def test_kde_domain_and_clipping():
 
 def test_kde_release_mode_answers_only_released_points():
     X = np.random.default_rng(0).uniform(size=(50, 2))
-    kde = PrivateKDE(bandwidth=0.2, grid_size=5, random_state=0).fit(X)
+    kde = PrivateKDE(sigma=0.2, grid_size=5, random_state=0).fit(X)
     assert kde.released_points_.shape == (25, 2)
     assert np.array_equal(kde.density(kde.released_points_[3:6]), kde.released_values_[3:6])
     with pytest.raises(ValueError, match="not released"):
@@ -263,7 +254,7 @@ def test_kde_release_mode_answers_only_released_points():
 
 def test_curator_pickle_holds_only_the_release():
     X = np.random.default_rng(0).uniform(size=(60, 1))
-    kde = PrivateKDE(bandwidth=0.1, points=np.empty((0, 1)), curator=True, random_state=12345).fit(X)
+    kde = PrivateKDE(sigma=0.1, points=np.empty((0, 1)), curator=True, random_state=12345).fit(X)
     v = kde.density([[0.25], [0.5]])
     blob = pickle.dumps(kde)
     assert not any(X[i].tobytes() in blob for i in range(len(X)))
@@ -279,12 +270,12 @@ def test_curator_pickle_holds_only_the_release():
 def test_kde_released_values_match_the_nonprivate_mean_in_law():
     X = HB.bimodal_mixture(1).sample(500, np.random.default_rng(0))
     P = np.linspace(0, 1, 9)[:, None]
-    kde = PrivateKDE(bandwidth=0.05, points=P, keep_nonprivate=True, random_state=0).fit(X)
+    kde = PrivateKDE(sigma=0.05, points=P, keep_nonprivate=True, random_state=0).fit(X)
     draws = kde.sample_releases(P, 400, random_state=1)
     z = (draws - kde.nonprivate_function(P)) / (kde.noise_multiplier_ * math.sqrt(HB.gaussian_kernel_sup(0.05, 1)))
     assert abs(z.mean()) < 4 / math.sqrt(z.size) * 3 and abs(z.std() - 1) < 0.05
     with pytest.raises(ValueError, match="keep_nonprivate"):
-        PrivateKDE(bandwidth=0.05, points=P, random_state=0).fit(X).sample_releases(P, 2)
+        PrivateKDE(sigma=0.05, points=P, random_state=0).fit(X).sample_releases(P, 2)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -325,13 +316,13 @@ def test_smooth_machines_are_certified_minimisers(loss):
 def test_machine_labels_classes_and_prediction():
     X, y = _unit_data(80)
     labels = np.where(y > 0, "yes", "no")
-    km = PrivateKernelMachine(epsilon=50.0, lam=0.05, bandwidth=0.5, classes=["no", "yes"], points=X, random_state=0).fit(X, labels)
+    km = PrivateKernelMachine(epsilon=50.0, alpha=0.1, sigma=0.5, classes=["no", "yes"], points=X, random_state=0).fit(X, labels)
     assert set(km.predict(X)) <= {"no", "yes"} and km.score(X, labels) > 0.8
     with pytest.raises(ValueError, match="not in classes"):
         PrivateKernelMachine(classes=["no", "yes"], points=X).fit(X, y)
     with pytest.raises(ValueError, match="points"):
-        PrivateKernelMachine(lam=0.05).fit(X, y)
-    nys = PrivateKernelMachine(epsilon=50.0, lam=0.05, bandwidth=0.5, solver="nystrom", landmarks=_GRID2, random_state=0).fit(X, y)
+        PrivateKernelMachine(alpha=0.1).fit(X, y)
+    nys = PrivateKernelMachine(epsilon=50.0, alpha=0.1, sigma=0.5, solver="nystrom", landmarks=_GRID2, random_state=0).fit(X, y)
     assert nys.score(X, y) > 0.8 and nys.coef_.shape == (25,)
     with pytest.raises(ValueError, match="landmarks"):
         PrivateKernelMachine(solver="nystrom").fit(X, y)
@@ -351,38 +342,3 @@ def test_uncertified_machine_is_refused(monkeypatch):
     X, y = _unit_data(30)
     with pytest.raises(RuntimeError, match="refusing to release"):
         PrivateKernelMachine(points=X, random_state=0).fit(X, y)
-
-
-def test_machine_sensitivity_search_stays_below_the_bound():
-    df = E.kernel_machine_sensitivity_experiment([("hinge", 0.05, 0.5)], n=20, d=2, n_random=10, n_adv=4, maxiter=20)
-    r = df.iloc[0]
-    assert 0.3 < r.ratio <= 1.0 + r.max_certified_error / r.bound
-
-
-# ----------------------------------------------------------------------------------------------
-# criteria of the experiments (each with a case where it must fail)
-# ----------------------------------------------------------------------------------------------
-def test_epsilon_delta_lower_bound_detects_too_little_noise_and_not_enough():
-    rng = np.random.default_rng(0)
-    mu = 1.0
-    s = gaussian_sigma(1.0, 1e-5, mu)
-    a, b = s * rng.standard_normal(200_000), mu + s * rng.standard_normal(200_000)
-    assert E.epsilon_delta_lower_bound(-a, -b, 1e-5).epsilon_lb <= 1.0
-    a2, b2 = a / 3, mu + (b - mu) / 3  # a third of the noise: true epsilon about 4
-    assert E.epsilon_delta_lower_bound(-a2, -b2, 1e-5).epsilon_lb > 1.0
-
-
-def test_whitened_covariance_test_rejects_a_wrong_covariance():
-    rng = np.random.default_rng(0)
-    Z = rng.standard_normal((500, 4))
-    assert E.whitened_covariance_test(Z)["p_covariance"] > 1e-3
-    W = Z.copy()
-    W[:, 1] = 0.6 * Z[:, 0] + 0.8 * Z[:, 1]  # unit variance, correlation 0.6
-    assert E.whitened_covariance_test(W)["p_covariance"] < 1e-6
-
-
-def test_kde_pair_audit_with_its_negative_control():
-    ok = E.kde_pair_audit(1, 20, 0.05, 1.0, 1e-5, 30_000, random_state=1)
-    assert ok["releases_on_grid"] and ok["epsilon_lb"] <= 1.0 and ok["pair_epsilon_exact"] <= 1.0 + 1e-9
-    bad = E.kde_pair_audit(1, 20, 0.05, 1.0, 1e-5, 30_000, noise_factor=0.4, random_state=1)
-    assert bad["epsilon_lb"] > 1.0

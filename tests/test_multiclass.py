@@ -21,24 +21,24 @@ def _data(n=300, seed=0):
 
 _X, _Y = _data(120, 1)
 RELEASE_CASES = [
-    ("PrivateOneVsRest", lambda **kw: PrivateOneVsRest(OutputPerturbation(Lambda=0.05),
+    ("PrivateOneVsRest", lambda **kw: PrivateOneVsRest(OutputPerturbation(alpha=0.05),
                                                        **{"epsilon": 3.0, "classes": [0, 1, 2], **kw}), _X, _Y),
 ]
 
 
 def test_pure_budget_is_split_and_composed():
     X, y = _data()
-    ovr = PrivateOneVsRest(OutputPerturbation(Lambda=0.01), epsilon=3.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    ovr = PrivateOneVsRest(OutputPerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert ovr.epsilon_per_class_ == pytest.approx(1.0) and ovr.delta_per_class_ == 0.0
     assert [e.guarantee_.epsilon for e in ovr.estimators_] == pytest.approx([1.0] * 3)
     assert ovr.guarantee_.epsilon == pytest.approx(3.0) and ovr.guarantee_.delta == 0.0 and ovr.guarantee_.private
     assert np.mean(ovr.predict(X) == y) > 0.5  # learns at eps = 3 on 300 rows
     # the objective-perturbation learners carry their floating-point delta: it adds up and is stated
-    obj = PrivateOneVsRest(ObjectivePerturbation(Lambda=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
+    obj = PrivateOneVsRest(ObjectivePerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
     assert obj.guarantee_.delta > 0
     assert obj.guarantee_.delta == pytest.approx(sum(e.guarantee_.delta for e in obj.estimators_))
     # scikit-learn's wrapper spends K times the budget and states nothing: what this class is for
-    skl = OneVsRestClassifier(OutputPerturbation(epsilon=3.0, Lambda=0.01, classes=[0, 1])).fit(X, y)
+    skl = OneVsRestClassifier(OutputPerturbation(epsilon=3.0, alpha=0.01, classes=[0, 1])).fit(X, y)
     assert sum(e.guarantee_.epsilon for e in skl.estimators_) == pytest.approx(9.0) and not hasattr(skl, "guarantee_")
 
 
@@ -83,7 +83,7 @@ def test_accountant_and_compose_guarantees():
 def test_predict_proba_for_the_logistic_loss_only():
     X, y = _data()
     yb = np.where(y == 0, 1, -1)
-    m = ObjectivePerturbation(epsilon=2.0, Lambda=0.01, classes=[-1, 1]).fit(X, yb)
+    m = ObjectivePerturbation(epsilon=2.0, alpha=0.01, classes=[-1, 1]).fit(X, yb)
     P = m.predict_proba(X)
     assert P.shape == (len(X), 2) and np.allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(m.classes_[np.argmax(P, axis=1)], m.predict(X))

@@ -30,9 +30,9 @@ def blobs(n=120, seed=0):
 _X, _Y = blobs(90, seed=5)
 
 RELEASE_CASES = [
-    ("PrivateSVDD", lambda **kw: PrivateSVDD(**{"epsilon": 1.0, "gamma": 5.0, "n_components": 30, **kw}), _X, None),
+    ("PrivateSVDD", lambda **kw: PrivateSVDD(**{"epsilon": 1.0, "sigma": math.sqrt(0.1), "n_components": 30, **kw}), _X, None),
     ("EquilibriumPointClassifier", lambda **kw: EquilibriumPointClassifier(
-        **{"classes": [0, 1, 2], "gamma": 5.0, "n_components": 30, "n_starts": 200, **kw}), _X, _Y),
+        **{"classes": [0, 1, 2], "sigma": math.sqrt(0.1), "n_components": 30, "n_starts": 200, **kw}), _X, _Y),
 ]
 
 
@@ -102,7 +102,7 @@ def test_svdd_default_gamma_on_spread_out_data_is_certified(n, d):
 # ----------------------------------------------------------------------------------------------
 def test_private_svdd_noise_scale_clipping_and_guarantee():
     X, _ = blobs()
-    m = PrivateSVDD(epsilon=0.5, box=0.05, gamma=5.0, n_components=100, random_state=0).fit(X)
+    m = PrivateSVDD(epsilon=0.5, box=0.05, sigma=math.sqrt(0.1), n_components=100, random_state=0).fit(X)
     l2, l1 = corollary_4_2_sensitivity(0.05, 200)
     # Theorem 4.3's lambda, evaluated at eps / (1 + 2 solver_tol) so that eps = 0.5 holds with the solver slack
     assert m.noise_scale(0.5) == pytest.approx(l1 / 0.5) and m.noise_scale_ == pytest.approx(l1 * 1.002 / 0.5)
@@ -113,14 +113,14 @@ def test_private_svdd_noise_scale_clipping_and_guarantee():
     assert not hasattr(m, "nonprivate_")
     with pytest.raises(AttributeError, match="keep_nonprivate"):
         m.sample_centers(3)
-    baseline = PrivateSVDD(epsilon=None, box=0.05, gamma=5.0, n_components=100, random_state=0).fit(X)
+    baseline = PrivateSVDD(epsilon=None, box=0.05, sigma=math.sqrt(0.1), n_components=100, random_state=0).fit(X)
     assert not baseline.guarantee_.private and "NOT PRIVATE" in str(baseline.guarantee_)
 
 
 def test_private_svdd_continuous_noise_warns():
     X, _ = blobs()
     with pytest.warns(UnsafeNoiseWarning):
-        PrivateSVDD(epsilon=1.0, gamma=5.0, n_components=20, noise="continuous", random_state=0).fit(X)
+        PrivateSVDD(epsilon=1.0, sigma=math.sqrt(0.1), n_components=20, noise="continuous", random_state=0).fit(X)
     with pytest.raises(ValueError, match="noise"):
         PrivateSVDD(epsilon=1.0, noise="gaussian").fit(X)
 
@@ -129,29 +129,29 @@ def test_private_svdd_score_and_grid_search():
     from sklearn.model_selection import GridSearchCV
 
     X, _ = blobs(200)
-    m = PrivateSVDD(epsilon=None, gamma=5.0, n_components=50, random_state=0).fit(X)
+    m = PrivateSVDD(epsilon=None, sigma=math.sqrt(0.1), n_components=50, random_state=0).fit(X)
     assert m.score(X) == pytest.approx(-np.mean(m.support_function(X)))
     far = np.full((5, 2), 5.0)  # far from the data: f-hat near 1 + ||a||^2, the largest value
     assert m.score(far) < m.score(X)
-    gs = GridSearchCV(PrivateSVDD(epsilon=5.0, gamma=5.0, n_components=30, random_state=0), {"box": [0.05, 0.2]}, cv=3).fit(X)
+    gs = GridSearchCV(PrivateSVDD(epsilon=5.0, sigma=math.sqrt(0.1), n_components=30, random_state=0), {"box": [0.05, 0.2]}, cv=3).fit(X)
     assert gs.best_params_["box"] in (0.05, 0.2)
 
 
 def test_resample_is_a_release_at_the_new_epsilon():
     X, _ = blobs()
-    base = PrivateSVDD(epsilon=None, gamma=5.0, n_components=40, clip=False, keep_nonprivate=True, random_state=0).fit(X)
+    base = PrivateSVDD(epsilon=None, sigma=math.sqrt(0.1), n_components=40, clip_center=False, keep_nonprivate=True, random_state=0).fit(X)
     rel = base.resample(2.0, random_state=1)
     assert rel.guarantee_.epsilon == 2.0 and not hasattr(rel, "nonprivate_") and rel.get_params()["random_state"] is None
     np.testing.assert_array_equal(rel.frequencies_, base.frequencies_)
     draws = base.sample_centers(4000, random_state=2, epsilon=2.0)
-    # every row has the law of a fresh release: Laplace(lambda) around a*, rounded to the lattice (clip=False)
+    # every row has the law of a fresh release: Laplace(lambda) around a*, rounded to the lattice (clip_center=False)
     noise = draws - base.nonprivate_.coef
     assert abs(np.mean(np.abs(noise)) / base.noise_scale(2.0) - 1.0) < 0.02
 
 
 def test_gradient_matches_finite_differences():
     X, _ = blobs()
-    m = PrivateSVDD(epsilon=None, box=0.05, gamma=5.0, n_components=50, random_state=0).fit(X)
+    m = PrivateSVDD(epsilon=None, box=0.05, sigma=math.sqrt(0.1), n_components=50, random_state=0).fit(X)
     x = np.array([[0.4, 0.6]])
     e = 1e-5
     num = [(m.support_function(x + e * d) - m.support_function(x - e * d))[0] / (2 * e) for d in np.eye(2)]
@@ -186,7 +186,7 @@ def test_classifier_non_private_is_accurate(variant):
     X, y = blobs(300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, classes=[0, 1, 2], gamma=5.0, lr=0.01,
+        clf = EquilibriumPointClassifier(epsilon_svdd=None, epsilon_vote=None, classes=[0, 1, 2], sigma=math.sqrt(0.1), learning_rate=0.01,
                                          n_iter=50, variant=variant, n_starts=500, random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == y) > 0.9
     assert not clf.guarantee_.private and clf.guarantee_.epsilon == math.inf
@@ -194,17 +194,17 @@ def test_classifier_non_private_is_accurate(variant):
 
 def test_default_is_the_private_corrected_variant_and_the_paper_variant_warns():
     X, y = blobs(300)
-    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=300, random_state=0).fit(X, y)
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=300, random_state=0).fit(X, y)
     assert clf.variant == "corrected" and clf.guarantee_.private and clf.guarantee_.epsilon == pytest.approx(1.0)
     assert len(clf.labelled_points_) == len(clf.equilibrium_points_)  # every basin is labelled
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
-        paper = EquilibriumPointClassifier(variant="paper", classes=[0, 1, 2], gamma=5.0, random_state=0).fit(X, y)
+        paper = EquilibriumPointClassifier(variant="paper", classes=[0, 1, 2], sigma=math.sqrt(0.1), random_state=0).fit(X, y)
     assert not paper.guarantee_.private and "NOT PRIVATE" in str(paper.guarantee_)
 
 
 def test_noiseless_votes_are_not_reported_as_private():
     X, y = blobs(200)
-    clf = EquilibriumPointClassifier(epsilon_vote=None, classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=0).fit(X, y)
+    clf = EquilibriumPointClassifier(epsilon_vote=None, classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=200, random_state=0).fit(X, y)
     assert not clf.guarantee_.private and clf.guarantee_.epsilon == math.inf
     assert any("without noise" in n for n in clf.guarantee_.notes)
 
@@ -212,19 +212,19 @@ def test_noiseless_votes_are_not_reported_as_private():
 def test_label_set_is_public_and_nan_labels_are_refused():
     X, y = blobs(200)
     y = np.where(y == 2, 1, y)  # class 2 absent from this data set
-    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=0).fit(X, y)
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=200, random_state=0).fit(X, y)
     assert clf.classes_.tolist() == [0, 1, 2]  # the public set, whatever the data hold
     with pytest.raises(ValueError, match="classes is not given"):
-        EquilibriumPointClassifier(gamma=5.0, n_starts=100, random_state=0).fit(X, y)
+        EquilibriumPointClassifier(sigma=math.sqrt(0.1), n_starts=100, random_state=0).fit(X, y)
     with pytest.warns(PrivacyLeakWarning, match="classes"):
-        leaky = EquilibriumPointClassifier(gamma=5.0, n_starts=100, classes="data", random_state=0).fit(X, y)
+        leaky = EquilibriumPointClassifier(sigma=math.sqrt(0.1), n_starts=100, classes="data", random_state=0).fit(X, y)
     assert leaky.classes_.tolist() == [0, 1] and not leaky.guarantee_.private
     yn = y.astype(float)
     yn[3] = np.nan
     with pytest.raises(ValueError):
-        EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, random_state=0).fit(X, yn)
+        EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), random_state=0).fit(X, yn)
     with pytest.raises(ValueError, match="not in classes"):
-        EquilibriumPointClassifier(classes=[0, 1], gamma=5.0, random_state=0).fit(X, blobs(200)[1])
+        EquilibriumPointClassifier(classes=[0, 1], sigma=math.sqrt(0.1), random_state=0).fit(X, blobs(200)[1])
 
 
 def test_class_set_attack_sees_nothing():
@@ -232,14 +232,14 @@ def test_class_set_attack_sees_nothing():
     X, y = blobs(100)
     y2 = y.copy()
     y2[y2 == 2] = 1
-    a = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=100, random_state=0).fit(X, y)
-    b = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=100, random_state=0).fit(X, y2)
+    a = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=100, random_state=0).fit(X, y)
+    b = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=100, random_state=0).fit(X, y2)
     assert a.classes_.tolist() == b.classes_.tolist()
 
 
 def test_epc_pickle_and_clone():
     X, y = blobs(150)
-    clf = EquilibriumPointClassifier(classes=[0, 1, 2], gamma=5.0, n_starts=200, random_state=4).fit(X, y)
+    clf = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=200, random_state=4).fit(X, y)
     back = pickle.loads(pickle.dumps(clf.release()))
     np.testing.assert_array_equal(back.predict(X[:20]), clf.predict(X[:20]))
     assert back.get_params()["random_state"] is None and not hasattr(back.svdd_, "nonprivate_")
@@ -303,77 +303,3 @@ def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
     X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
     with pytest.raises(RuntimeError, match="refusing to release"):
         fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0)
-
-
-# ----------------------------------------------------------------------------------------------
-# experiments and verdict criteria
-# ----------------------------------------------------------------------------------------------
-def test_setting_effect_grouping_and_validation():
-    """Coarser hypercubes (Eq. 5.6) can only merge cells; Table 7.1's setting is the {} row; unknown keys refused."""
-    df = E.setting_effect("three_moons", [{}, {"r_max": 0.5}, {"r_max": None}], [0])
-    cells = df.set_index("setting").n_cells
-    assert cells["r_max = 0.5"] <= cells["r_max = None"]
-    assert df.set_index("setting").loc["Table 7.1", "lr"] == 0.001
-    with pytest.raises(ValueError, match="overrides"):
-        E.setting_effect("three_moons", [{"gamma": 1.0}], [0])
-
-
-def test_sweep_does_not_depend_on_the_number_of_workers():
-    a = E.evaluate("iris", [None, 1.0], [0, 1], n_jobs=1)
-    b = E.evaluate("iris", [None, 1.0], [0, 1], n_jobs=2)
-    cols = ["dataset", "run", "epsilon", "method", "accounting", "accuracy"]
-    assert a[cols].equals(b[cols])
-
-
-def test_higher_verdict():
-    assert E.higher_verdict(0.10, 0.02) == "confirmed"
-    assert E.higher_verdict(0.01, 0.02) == "inconclusive"
-    assert E.higher_verdict(-0.10, 0.02) == "refuted"  # the failing case
-
-
-def test_within_verdict():
-    assert E.within_verdict(0.01, 0.005, 0.05) == "confirmed"
-    assert E.within_verdict(0.05, 0.01, 0.05) == "inconclusive"
-    assert E.within_verdict(0.20, 0.02, 0.05) == "refuted"  # the failing case
-
-
-def test_noisy_argmax_probabilities_match_monte_carlo_and_closed_form():
-    rng = np.random.default_rng(0)
-    c, b = np.array([3.0, 1.0, 0.0]), 1.0
-    lp = E.noisy_argmax_log_probs(c, b)
-    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
-    mc = np.bincount(np.argmax(c + rng.laplace(0, b, size=(400_000, 3)), axis=1), minlength=3) / 400_000
-    assert np.allclose(np.exp(lp), mc, atol=4e-3)
-    # two classes tied, one vote moved: P(first wins) 1/2 -> P(D > 2) = e^{-2/b} (2 + 2/b) / 4 for D a Laplace difference
-    two = E.noisy_argmax_log_probs(np.array([0.0, 2.0]), b)
-    assert math.exp(two[0]) == pytest.approx(math.exp(-2.0 / b) * (2 + 2.0 / b) / 4, rel=1e-8)
-
-
-def test_vote_privacy_loss_refutes_laplace_one_over_eps_and_accepts_two_over_eps():
-    """Replace-one moves one vote between classes: Laplace(1/eps) loses 2 eps - ln(1 + eps) on a tie (> eps: the
-    failing case of the thesis's Eq. 5.5), Laplace(2/eps) stays <= eps."""
-    eps = 1.0
-    c, c2 = np.array([[5.0, 5.0]]), np.array([[4.0, 6.0]])
-    assert E.vote_privacy_loss(c, c2, 1.0 / eps) == pytest.approx(2 * eps - math.log(1 + eps), rel=1e-8)
-    assert E.vote_privacy_loss(c, c2, 1.0 / eps) > eps
-    assert E.vote_privacy_loss(c, c2, 2.0 / eps) <= eps
-    big, big2 = np.array([[40.0, 0.0, 10.0]]), np.array([[41.0, 0.0, 9.0]])
-    assert E.vote_privacy_loss(big, big2, 1.0) <= 2.0 + 1e-9
-
-
-def test_fourier_mass_and_semi_calibration_table():
-    assert E.fourier_mass(paper=False) == pytest.approx(1.0, rel=1e-6)
-    assert E.fourier_mass(paper=True) == pytest.approx(math.pi, rel=1e-6)
-    t = E.semi_calibration([0.5, 10.0], 1e-3).set_index(["epsilon", "calibration"]).exact_delta
-    assert t[(10.0, "classical")] > 1e-3 >= t[(10.0, "analytic")] * (1 - 1e-6)
-
-
-def test_phase2_audit_separates_the_paper_variant():
-    res = E.phase2_audit(1.0, 60, variant="paper", seed=0)
-    assert res["p_event_Dprime"] == 1.0 and res["p_event_D"] == 0.0 and res["epsilon_lb"] > 1.0
-
-
-def test_equal_budget_verdict_fails_when_any_method_spends_more():
-    assert E.equal_budget_status(E.accounting_table(3, 6090, 1.0), 1.0) == "violated"  # K eps, m K eps, inf
-    same = E.accounting_table(1, 1, 1.0).iloc[[1, 2, 3]]  # corrected, WEIGHT and SEMI with K = 1: eps each
-    assert E.equal_budget_status(same, 1.0) == "holds"

@@ -130,9 +130,9 @@ def test_utility_warning_compares_public_bounds_only():
     X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     y = np.where(X[:, 0] > 0, 1, -1)
     with pytest.warns(UtilityWarning, match="mostly noise"):
-        a = ObjectivePerturbation(epsilon=0.1, Lambda=1e-3, random_state=0).fit(X, y)
-    b = ObjectivePerturbation(epsilon=0.1, Lambda=1e-3, random_state=0).fit(-X[::-1], y)
+        a = ObjectivePerturbation(epsilon=0.1, alpha=1e-3, random_state=0).fit(X, y)
+    b = ObjectivePerturbation(epsilon=0.1, alpha=1e-3, random_state=0).fit(-X[::-1], y)
     assert a.noise_to_solution_ == b.noise_to_solution_ > 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
-        assert ObjectivePerturbation(epsilon=5.0, Lambda=0.1, random_state=0).fit(X, y).noise_to_solution_ < 1
+        assert ObjectivePerturbation(epsilon=5.0, alpha=0.1, random_state=0).fit(X, y).noise_to_solution_ < 1

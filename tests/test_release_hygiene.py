@@ -176,13 +176,13 @@ def test_seeded_noise_depends_on_seed_parameters_and_data(case, monkeypatch):
 
 def test_noise_generator_reproduces_and_separates():
     X = np.arange(12.0).reshape(4, 3)
-    est = M.OutputPerturbation(Lambda=0.1)
+    est = M.OutputPerturbation(alpha=0.1)
     draw = lambda rs, e, *d: noise_generator(rs, e, "noise", *d).integers(0, 2**62, size=4)  # noqa: E731
     assert np.array_equal(draw(3, est, X), draw(3, est, X.copy()))
     X2 = X.copy()
     X2[0, 0] += 1e-12
     assert not np.array_equal(draw(3, est, X), draw(3, est, X2))  # one changed bit of one row
-    assert not np.array_equal(draw(3, est, X), draw(3, M.OutputPerturbation(Lambda=0.2), X))  # another candidate
+    assert not np.array_equal(draw(3, est, X), draw(3, M.OutputPerturbation(alpha=0.2), X))  # another candidate
     assert not np.array_equal(draw(3, est, X), draw(4, est, X))
     assert not np.array_equal(draw(None, est, X), draw(None, est, X))  # OS entropy
     g = np.random.default_rng(0)
@@ -250,7 +250,7 @@ def test_seeded_model_selection_reproduces_under_scikit_learn_parallelism():
     est = M.OutputPerturbation(epsilon=2.0, random_state=0)
     a = cross_val_score(est, X, y, cv=4)
     np.testing.assert_array_equal(a, cross_val_score(est, X, y, cv=4))
-    grid = {"Lambda": [0.01, 0.1]}
+    grid = {"alpha": [0.01, 0.1]}
     one = GridSearchCV(est, grid, cv=3, n_jobs=1).fit(X, y).cv_results_["mean_test_score"]
     two = GridSearchCV(est, grid, cv=3, n_jobs=2).fit(X, y).cv_results_["mean_test_score"]
     again = GridSearchCV(est, grid, cv=3, n_jobs=2).fit(X, y).cv_results_["mean_test_score"]

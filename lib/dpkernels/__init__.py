@@ -6,8 +6,35 @@ Bassily et al. 2022, Park 2022).  Every estimator and warning is importable from
 :mod:`dpkernels.mechanisms`, theorem-bound calculators in :mod:`dpkernels.bounds`, empirical sensitivity and
 privacy audits in :mod:`dpkernels.audit`, data loaders in :mod:`dpkernels.datasets`.
 
+=====================  ==============================================================================================
+paper                  estimators (scikit-learn API) and functions
+=====================  ==============================================================================================
+Rubinstein et al.      :class:`PrivateSVMFinite`, :class:`PrivateSVM`
+Chaudhuri et al.       :class:`OutputPerturbation`, :class:`ObjectivePerturbation`, :class:`PrivateKernelERM`,
+                       :class:`PrivateTuning`
+Hall et al.            :func:`gaussian_mechanism`, :class:`GaussianProcessRelease`, :class:`PrivateKDE`,
+                       :class:`PrivateKernelMachine`
+Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMarginClassifier`,
+                       :class:`ExponentialMarginClassifier`, :class:`PrivateMarginSelection`
+Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
+multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
+feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :class:`GaussianJL`, :class:`SparseJL`,
+                       :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``)
+=====================  ==============================================================================================
+
+Every mechanism takes its privacy level, its label set and its norm bounds as public parameters (never read from
+the data), states its guarantee in the fitted ``guarantee_`` (:class:`Guarantee`: epsilon, delta, the replace-one
+neighbouring relation, what is released, the assumptions) and exports what may be published with ``release()``.
+Privacy accounting (composition, budgets, Gaussian calibration) is in :mod:`dpkernels.accounting`.
+
 Names and submodules are imported on first use (PEP 562 ``__getattr__``): ``import dpkernels`` loads none of
 numpy, scikit-learn, cvxpy, pandas or dp-accounting, and an estimator loads only what its module needs.
+
+Examples
+--------
+>>> from dpkernels import PrivateSVM
+>>> PrivateSVM(epsilon=0.5, classes=[0, 1])
+PrivateSVM(classes=[0, 1], epsilon=0.5)
 """
 
 from __future__ import annotations
@@ -45,6 +72,7 @@ _EXPORTS: dict[str, str] = {
         "PrivateOneVsRest",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
+    "PublicBoundsScaler": "dpkernels.preprocessing",
     "RademacherJL": "dpkernels.jl",
     "GaussianJL": "dpkernels.jl",
     "SparseJL": "dpkernels.jl",
@@ -54,9 +82,8 @@ _EXPORTS: dict[str, str] = {
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "experiments", "jl", "kernels",
-    "lattice", "losses",
-    "mechanisms", "noise", "profiles", "random_features", "report", "runner", "solvers", "sweep", "testing",
-    "verdicts",
+    "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
+    "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
@@ -85,6 +112,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         PrivateTuning,
         gaussian_mechanism,
     )
+    from dpkernels.preprocessing import PublicBoundsScaler
     from dpkernels.random_features import RandomFourierFeatures
 
 

@@ -19,10 +19,11 @@ The construction (all constants public: n, d, R, the loss, lam = Lambda + Delta,
    the release is k = round((f~ - o) / g) (computed exactly), published as o + g k.
 
 Why it is private.  Let M(D) = (o, round((f(b*, D) - o) / g)): a post-processing of the exact mechanism f(b*, D),
-hence eps-DP (Theorem 9).  The release equals M(D) unless some coordinate of f(b*, D) lies within |f~_j - f_j(b*, D)|
-of a cell boundary; for fixed f~ and f(b*, D) (o is drawn after them) that has probability at most
-sum_j |f~_j - f_j| / g + d 2^-52 <= sqrt(d) eta / g + d 2^-52.  So the release differs from an eps-DP mechanism with
-probability at most delta0 = sqrt(d) eta / g + d 2^-52 + tail on every data set, and is (eps, (1 + e^eps) delta0)-DP:
+hence eps-DP (Theorem 9).  The release equals M(D) unless some coordinate of f(b*, D) lies within
+``|f~_j - f_j(b*, D)|`` of a cell boundary; for fixed f~ and f(b*, D) (o is drawn after them) that has probability at
+most ``sum_j |f~_j - f_j| / g + d 2^-52 <= sqrt(d) eta / g + d 2^-52``.  So the release differs from an eps-DP
+mechanism with probability at most delta0 = sqrt(d) eta / g + d 2^-52 + tail on every data set, and is
+(eps, (1 + e^eps) delta0)-DP:
 P[Y in S | D] <= P[M(D) in S] + delta0 <= e^eps P[M(D') in S] + delta0 <= e^eps P[Y in S | D'] + (1 + e^eps) delta0.
 
 What it costs.  Utility: the rounding adds a uniform error on [-g/2, g/2) per coordinate (subtractive dither,
@@ -63,7 +64,26 @@ ENCLOSURE_REL = 2.0**-39
 
 
 def radius_target_for(q: float, beta: float) -> float:
-    """The public bound on the enclosure radius ||b~ - b*|| for draws with beta ||b*|| <= q."""
+    """The public bound on the enclosure radius ||b~ - b*|| for draws with beta ||b*|| <= q.
+
+    Parameters
+    ----------
+    q : float
+        The upper end of beta ||b*|| (a Gamma(d) quantile: a tier of :class:`ArgminReleasePlan`).
+    beta : float
+        The noise density's rate (density proportional to exp(-beta ||b||)).
+
+    Returns
+    -------
+    float
+        ``ENCLOSURE_REL`` (q + 1) / beta.
+
+    Examples
+    --------
+    >>> from dpkernels.argmin_release import ENCLOSURE_REL, radius_target_for
+    >>> radius_target_for(10.0, 0.5) == ENCLOSURE_REL * 11.0 / 0.5
+    True
+    """
     return ENCLOSURE_REL * (q + 1.0) / beta
 
 
@@ -78,7 +98,35 @@ class ArgminReleasePlan:
     The gradient target depends on a public bound of ||f||, which depends on ||b||: draws are sorted into tiers by
     an upper bound of beta ||b*|| (the quantiles ``tier_quantiles`` of Gamma(d)); tier k's target holds whenever
     beta ||b*|| <= tier_quantiles[k], and delta0 averages the tiers' bounds over the noise law (the tier of a draw
-    depends on the noise only)."""
+    depends on the noise only).  Built by :func:`plan_argmin_release`.
+
+    Parameters
+    ----------
+    grid : float
+        g, the release grid's spacing (a power of two).
+    tier_quantiles : tuple of float
+        The upper ends of beta ||b|| per tier.
+    gradient_targets : tuple of float
+        Per tier, the bound ||grad F_b~(f~)|| the certificate must show.
+    radius_targets : tuple of float
+        Per tier, the bound ||b~ - b*|| the noise enclosure must show.
+    etas : tuple of float
+        Per tier, the resulting bound on ||f~ - f(b*, D)||.
+    delta0 : float
+        The probability that the release differs from the eps-DP rounded exact mechanism.
+    beta : float
+        The noise density's rate.
+
+    Examples
+    --------
+    >>> from dpkernels.argmin_release import plan_argmin_release
+    >>> from dpkernels.losses import make_loss
+    >>> plan = plan_argmin_release(1000, 5, 1.0, make_loss("logistic"), lam=0.01, beta=0.5)
+    >>> plan.grid  # 2^-8
+    0.00390625
+    >>> plan.delta(1.0) < 1e-7
+    True
+    """
 
     grid: float  #: g
     tier_quantiles: tuple[float, ...]  #: upper ends of beta ||b|| per tier
@@ -96,9 +144,11 @@ class ArgminReleasePlan:
         return t
 
     def gradient_target(self, b_norm_upper: Array) -> Array:
+        """The public gradient target of draws whose ||b*|| is at most ``b_norm_upper`` (their tier's)."""
         return np.asarray(self.gradient_targets)[self.tier(b_norm_upper)]
 
     def radius_target(self, b_norm_upper: Array) -> Array:
+        """The public bound on the enclosure radius of draws whose ||b*|| is at most ``b_norm_upper``."""
         return np.asarray(self.radius_targets)[self.tier(b_norm_upper)]
 
     def delta(self, epsilon: float) -> float:
@@ -108,13 +158,42 @@ class ArgminReleasePlan:
 
 def plan_argmin_release(n: float, d: int, data_norm: float, loss: MarginLoss, lam: float, beta: float
                         ) -> ArgminReleasePlan:
-    """The public constants for n examples, d coordinates, rows of norm <= ``data_norm`` (the design's, intercept
-    column included), a smooth loss, total regulariser ``lam`` (Lambda + Delta) and noise density exp(-beta ||b||).
+    """The public constants of a floating-point-safe release of argmin J(f, D) + b'f / n + (Delta/2)||f||^2.
 
     Per tier, the gradient target is ``SAFETY`` times the worst case of
     :func:`dpkernels.solvers.certify.gradient_with_bound` over every data set of this shape: R (gamma_{ceil(log2 n)
     + 2} + the loss's rounding + c gamma_{ceil(log2 d) + 2} R ||f||) + 4u (lam ||f|| + ||b|| / n + R), with
-    ||f|| <= (B + sqrt(B^2 + 2 lam l(0))) / lam, B = ||b|| / n at the tier's upper end (from F(f) <= F(0))."""
+    ||f|| <= (B + sqrt(B^2 + 2 lam l(0))) / lam, B = ||b|| / n at the tier's upper end (from F(f) <= F(0)).  Every
+    input is public, so the plan leaks nothing.
+
+    Parameters
+    ----------
+    n : float
+        The number of examples.
+    d : int
+        The number of coordinates (intercept column included).
+    data_norm : float
+        R, the bound on the rows' norms (of the design, intercept column included).
+    loss : MarginLoss
+        The smooth loss (:func:`dpkernels.losses.make_loss`).
+    lam : float
+        The total regulariser Lambda + Delta.
+    beta : float
+        The noise density's rate: density proportional to exp(-beta ||b||).
+
+    Returns
+    -------
+    ArgminReleasePlan
+        The grid, the per-tier targets and delta0; ``plan.delta(epsilon)`` is the guarantee's delta.
+
+    Examples
+    --------
+    >>> from dpkernels.argmin_release import plan_argmin_release
+    >>> from dpkernels.losses import make_loss
+    >>> plan = plan_argmin_release(1000, 5, 1.0, make_loss("logistic"), lam=0.01, beta=0.5)
+    >>> plan.delta0 < 1e-8, plan.delta(1.0) < 1e-7
+    (True, True)
+    """
     from scipy import stats
 
     n = float(check_positive(n, "n"))
@@ -163,8 +242,39 @@ def _exact_floor_half(a: Array, b: Array) -> NDArray[np.int64]:
 
 
 def shifted_grid_round(F: Array, grid: float, random_state: object = None) -> Array:
-    """Round every entry of ``F`` to the grid g Z + o with a fresh uniform offset o per entry (multiples of
-    g 2^-52 in [0, g)), exactly: k = floor((F - o) / g + 1/2), returned as o + g k (float64)."""
+    """Round every entry of ``F`` to the grid g Z + o with a fresh uniform offset o per entry, exactly.
+
+    o is a uniform multiple of g 2^-52 in [0, g); k = floor((F - o) / g + 1/2) is computed exactly and the result is
+    o + g k (float64): a subtractive dither, within g / 2 of ``F``.
+
+    Parameters
+    ----------
+    F : array-like
+        The values to round.
+    grid : float
+        g, a power of two.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of the offsets.
+
+    Returns
+    -------
+    ndarray
+        The rounded values, of the shape of ``F``.
+
+    Raises
+    ------
+    ValueError
+        If ``grid`` is not a power of two or a value lies more than 2^50 grid steps from zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.argmin_release import shifted_grid_round
+    >>> F = np.array([0.1, -0.37])
+    >>> out = shifted_grid_round(F, 2.0**-10, random_state=0)
+    >>> bool(np.all(np.abs(out - F) <= 2.0**-11))
+    True
+    """
     F = np.asarray(F, dtype=np.float64)
     g = check_positive(grid, "grid")
     if math.frexp(g)[0] != 0.5:

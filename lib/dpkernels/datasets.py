@@ -55,6 +55,7 @@ __all__ = [
     "make_three_moons",
     "make_five_gaussians",
     "chaudhuri_preprocess",
+    "breast_cancer_ranges",
 ]
 
 #: Package-data copies extracted from a zipped installation live until the interpreter exits.
@@ -450,6 +451,27 @@ def _multiclass(name: str, X: NDArray, labels: pd.Series | NDArray, feature_name
     cats = pd.Categorical(labels)
     return Dataset(name, np.asarray(X, dtype=np.float64), cats.codes.astype(np.int64), feature_names,
                    [str(c) for c in cats.categories], meta)
+
+
+def breast_cancer_ranges(margin: float = 0.01) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The documented (min, max) of each of the 30 measurements of scikit-learn's breast-cancer data (the "Summary
+    Statistics" table of its description, UCI's WDBC), widened by ``margin`` of each range because the table rounds
+    to three or four significant digits: public bounds for :class:`~dpkernels.preprocessing.PublicBoundsScaler`,
+    read from documentation, never from the rows being privatised.  (In an application: ranges fixed from domain
+    knowledge before the data are seen.)"""
+    import re
+
+    from sklearn.datasets import load_breast_cancer
+
+    text = load_breast_cancer().DESCR
+    table = text[text.index(":Summary Statistics:"):text.index(":Missing Attribute Values:")]
+    rows = re.findall(r"^[a-z ()]+:\s+([0-9.]+)\s+([0-9.]+)\s*$", table, flags=re.M)
+    if len(rows) != 30:
+        raise RuntimeError(f"expected 30 documented ranges in the data set's description, found {len(rows)}")
+    lo = np.array([float(a) for a, _ in rows])
+    hi = np.array([float(b) for _, b in rows])
+    pad = margin * (hi - lo)
+    return lo - pad, hi + pad
 
 
 def load_iris() -> Dataset:

@@ -5,10 +5,10 @@ Every transform is a random k x d matrix Phi, drawn from ``random_state`` and th
 privacy), with E||Phi x||^2 = ||x||^2 for every x.  Each offers ``transform`` (x -> Phi x, row-wise) and ``adjoint``
 (w -> Phi^T w, row-wise), which Bassily et al.'s Algorithms 1-2 use to release w^Priv = Phi^T w-tilde.
 
-=======================  ==================================================  =======================================
-class                    Phi                                                 cost per row / memory
-=======================  ==================================================  =======================================
-:class:`RademacherJL`    i.i.d. +-1/sqrt(k) (Algorithm 1, step 2; Achlioptas   O(d k) / k d floats
+=======================  =====================================================  =================================
+class                    Phi                                                    cost per row / memory
+=======================  =====================================================  =================================
+:class:`RademacherJL`    i.i.d. +-1/sqrt(k) (Algorithm 1, step 2; Achlioptas    O(d k) / k d floats
                          2003)
 :class:`SparseJL`        scikit-learn's ``SparseRandomProjection``: entries     O(nnz) / density k d entries
                          +-sqrt(1/(density k)) with probability density / 2,
@@ -18,7 +18,7 @@ class                    Phi                                                 cos
 :class:`SRHT`            subsampled randomised Hadamard transform               O(d log d) / d signs + k indices
                          sqrt(n/k) P H D (Ailon and Chazelle 2006; Tropp
                          2011)
-=======================  ==================================================  =======================================
+=======================  =====================================================  =================================
 
 The SRHT is **our** choice for the fast transform of Algorithm 2: the paper's construction (its Lemma A.4, citing
 [KW11, AL09, AC06]) was not recovered.  Here x is zero-padded to n = 2^ceil(log2 d), its signs flipped by a random
@@ -55,7 +55,25 @@ _BLOCK_BYTES = 1 << 23
 
 
 def hadamard_block(n: int) -> Array:
-    """The unnormalised Sylvester-Hadamard matrix H_n (entries +-1), n a power of two."""
+    """The unnormalised Sylvester-Hadamard matrix H_n (entries +-1), n a power of two.
+
+    Parameters
+    ----------
+    n : int
+        The order, a power of two.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        H_n, built by the recursion H_2n = [[H_n, H_n], [H_n, -H_n]].
+
+    Examples
+    --------
+    >>> from dpkernels.jl import hadamard_block
+    >>> hadamard_block(2)
+    array([[ 1.,  1.],
+           [ 1., -1.]])
+    """
     if n < 1 or n & (n - 1):
         raise ValueError(f"n must be a power of two, got {n}")
     H = np.ones((1, 1))
@@ -70,7 +88,28 @@ def fwht(A: ArrayLike, normalize: bool = True) -> Array:
     O(n log n) per row: H_n = H_{n / b} (x) H_b (Sylvester), so the last log2(b) levels are one matrix product with
     the b x b block H_b on each contiguous run of b entries, and the first log2(n / b) levels are in-place butterflies
     on contiguous chunks, over row blocks that fit in cache.  ``normalize`` divides by sqrt(n) (H_n / sqrt(n) is
-    orthogonal and symmetric, so this transform is its own inverse).  Returns a new float64 array.
+    orthogonal and symmetric, so this transform is its own inverse).
+
+    Parameters
+    ----------
+    A : array-like of shape (n,) or (rows, n)
+        The rows to transform; n must be a power of two.
+    normalize : bool, default=True
+        Divide by sqrt(n) (the orthonormal transform).
+
+    Returns
+    -------
+    ndarray of shape (rows, n)
+        A new float64 array (a 1-d input gives one row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.jl import fwht
+    >>> fwht(np.array([1.0, 2.0, 3.0, 4.0]), normalize=False)
+    array([[10., -2., -4.,  0.]])
+    >>> bool(np.allclose(fwht(fwht(np.arange(8.0))), np.arange(8.0)))  # its own inverse
+    True
     """
     A = np.array(A, dtype=np.float64, ndmin=2, copy=True)
     if A.ndim != 2:
@@ -117,7 +156,7 @@ class _JLBase(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> "_JLBase":
-        """Draw Phi for inputs of dimension ``X.shape[1]`` (nothing else of ``X`` is read)."""
+        """Draw Phi for inputs of dimension ``X.shape[1]`` (nothing else of ``X`` is read); returns self."""
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=True)
         self._draw(X.shape[1], _check_components(self.n_components), check_random_state(self.random_state))
         return self
@@ -134,15 +173,49 @@ class _JLBase(TransformerMixin, BaseEstimator):
         return W, single
 
     def adjoint(self, W: ArrayLike) -> Array:
-        """Phi^T w for a vector w in R^k (or each row of a (c, k) array): the map back to the input space."""
+        """Phi^T w: the map back to the input space.
+
+        Parameters
+        ----------
+        W : array-like of shape (n_components,) or (c, n_components)
+            A vector w in R^k, or one per row.
+
+        Returns
+        -------
+        ndarray of shape (n_features,) or (c, n_features)
+            Phi^T w (one row per row of W).
+        """
         raise NotImplementedError
 
 
 class RademacherJL(_JLBase):
-    """Dense Rademacher projection: Phi_ij = +-1/sqrt(k), i.i.d. uniform signs (Bassily et al.'s Algorithm 1, step 2,
-    with the 1/sqrt(k) normalisation reconstructed; Achlioptas 2003).
+    """Dense Rademacher projection: Phi_ij = +-1/sqrt(k), i.i.d. uniform signs.
 
-    Attributes: ``components_`` (k, d), the matrix Phi.
+    Bassily et al.'s Algorithm 1, step 2, with the 1/sqrt(k) normalisation reconstructed (Achlioptas 2003).
+    Data-independent: :meth:`fit` reads only the input dimension.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        k, the output dimension.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of Phi (never the global generator).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The matrix Phi.
+    n_features_in_ : int
+        d, the input dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 100))
+    >>> from dpkernels import RademacherJL
+    >>> jl = RademacherJL(n_components=20, random_state=0).fit(X)
+    >>> jl.transform(X).shape, jl.adjoint(np.ones(20)).shape
+    ((5, 20), (100,))
     """
 
     def _draw(self, d: int, k: int, rng: np.random.Generator) -> None:
@@ -150,6 +223,16 @@ class RademacherJL(_JLBase):
         self.components_ = (2.0 * signs - 1.0) / math.sqrt(k)
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "components_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         out = X @ self.components_.T
@@ -174,6 +257,16 @@ class _SklearnJL(_JLBase):
         self.components_ = proj.components_
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "components_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         out = X @ self.components_.T
@@ -189,8 +282,34 @@ class _SklearnJL(_JLBase):
 class SparseJL(_SklearnJL):
     """Sparse random projection (scikit-learn's ``SparseRandomProjection``, seeded from ``random_state``).
 
-    ``density``: the fraction of non-zero entries; ``"auto"`` is 1/sqrt(d) (Li et al. 2006), 1/3 is Achlioptas'
-    database-friendly projection.  Attributes: ``components_`` (k, d) scipy sparse matrix.
+    Entries +-sqrt(1/(density k)) with probability density / 2 each, else 0 (Achlioptas 2003; Li, Hastie and Church
+    2006).  Data-independent: :meth:`fit` reads only the input dimension.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        k, the output dimension.
+    density : float or "auto", default=1/3
+        The fraction of non-zero entries; ``"auto"`` is 1/sqrt(d) (Li et al. 2006), 1/3 is Achlioptas'
+        database-friendly projection.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of Phi (never the global generator).
+
+    Attributes
+    ----------
+    components_ : scipy.sparse matrix of shape (n_components, n_features)
+        The matrix Phi.
+    n_features_in_ : int
+        d, the input dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 100))
+    >>> from dpkernels import SparseJL
+    >>> jl = SparseJL(n_components=20, random_state=0).fit(X)
+    >>> jl.transform(X).shape, jl.adjoint(np.ones(20)).shape
+    ((5, 20), (100,))
     """
 
     def __init__(self, n_components: int = 100, density: float | str = 1.0 / 3.0, random_state: object = None) -> None:
@@ -203,8 +322,34 @@ class SparseJL(_SklearnJL):
 
 
 class GaussianJL(_SklearnJL):
-    """Gaussian random projection N(0, 1/k) (scikit-learn's ``GaussianRandomProjection``, seeded from
-    ``random_state``).  Attributes: ``components_`` (k, d)."""
+    """Gaussian random projection: Phi_ij i.i.d. N(0, 1/k).
+
+    scikit-learn's ``GaussianRandomProjection``, seeded from ``random_state``.  Data-independent: :meth:`fit` reads
+    only the input dimension.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        k, the output dimension.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of Phi (never the global generator).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The matrix Phi.
+    n_features_in_ : int
+        d, the input dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 100))
+    >>> from dpkernels import GaussianJL
+    >>> jl = GaussianJL(n_components=20, random_state=0).fit(X)
+    >>> jl.transform(X).shape, jl.adjoint(np.ones(20)).shape
+    ((5, 20), (100,))
+    """
 
     def _make(self, seed: int) -> object:
         return GaussianRandomProjection(n_components=int(self.n_components), random_state=seed)
@@ -214,10 +359,35 @@ class SRHT(_JLBase):
     """Subsampled randomised Hadamard transform Phi = sqrt(n / k) P H D (our fast JL for Algorithm 2; see the
     module docstring): O(d log d) per row through :func:`fwht`, memory O(d + k).
 
-    Requires k <= n = 2^ceil(log2 d) (k coordinates are sampled without replacement).
+    Requires k <= n = 2^ceil(log2 d) (k coordinates are sampled without replacement).  Data-independent: :meth:`fit`
+    reads only the input dimension.
 
-    Attributes: ``signs_`` (d,) the diagonal of D; ``rows_`` (k,) the kept coordinates of the transform;
-    ``n_padded_`` n.
+    Parameters
+    ----------
+    n_components : int, default=100
+        k, the output dimension.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of Phi (never the global generator).
+
+    Attributes
+    ----------
+    signs_ : ndarray of shape (n_features,)
+        The diagonal of D (+-1).
+    rows_ : ndarray of shape (n_components,)
+        The kept coordinates of the transform (sorted).
+    n_padded_ : int
+        n = 2^ceil(log2 d).
+    n_features_in_ : int
+        d, the input dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 100))
+    >>> from dpkernels import SRHT
+    >>> jl = SRHT(n_components=20, random_state=0).fit(X)
+    >>> jl.n_padded_, jl.transform(X).shape, jl.adjoint(np.ones(20)).shape
+    (128, (5, 20), (100,))
     """
 
     def _draw(self, d: int, k: int, rng: np.random.Generator) -> None:
@@ -229,6 +399,16 @@ class SRHT(_JLBase):
         self.rows_ = np.sort(rng.choice(n, size=k, replace=False))
 
     def transform(self, X: ArrayLike) -> Array:
+        """Phi x for every row of X.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self, "rows_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False)
         if sparse.issparse(X):
@@ -258,7 +438,28 @@ JL_TRANSFORMS = {"rademacher": RademacherJL, "sparse": SparseJL, "gaussian": Gau
 
 
 def make_jl(kind: str, n_components: int, random_state: object = None) -> _JLBase:
-    """An unfitted JL transform by name (``"rademacher"``, ``"sparse"``, ``"gaussian"``, ``"srht"``)."""
+    """An unfitted JL transform by name.
+
+    Parameters
+    ----------
+    kind : {"rademacher", "sparse", "gaussian", "srht"}
+        The transform (:data:`JL_TRANSFORMS`).
+    n_components : int
+        k, the output dimension.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The source of Phi.
+
+    Returns
+    -------
+    RademacherJL, SparseJL, GaussianJL or SRHT
+        The unfitted transform.
+
+    Examples
+    --------
+    >>> from dpkernels.jl import make_jl
+    >>> make_jl("srht", 8, random_state=0)
+    SRHT(n_components=8, random_state=0)
+    """
     if kind not in JL_TRANSFORMS:
         raise ValueError(f"projection must be one of {sorted(JL_TRANSFORMS)}, got {kind!r}")
     return JL_TRANSFORMS[kind](n_components=n_components, random_state=random_state)

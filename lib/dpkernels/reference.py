@@ -231,11 +231,37 @@ def _se(row: pd.Series, column: str, value_column: str = "value") -> float | Non
     return None
 
 
+def _not_comparable_keys(table: pd.DataFrame) -> set[str]:
+    """The keys of published rows typed ``not comparable`` (timings of another machine): their reproduced partners
+    are machine-dependent too (our run times), so they are not compared either."""
+    if "class_override" not in table.columns or "source" not in table.columns:
+        return set()
+    keys = [c for c in table.columns if c not in _VALUE_LIKE and not MACHINE_COLUMNS.search(c)]
+    pub = table[(table["source"] == "published") & (table["class_override"] == "not comparable")]
+    return set(pub[keys].astype(str).agg("|".join, axis=1)) if keys and len(pub) else set()
+
+
+#: Columns of a paper table that hold values, not keys (report.VALUE_COLUMNS plus the typing columns).
+_VALUE_LIKE = ("source", "value", "se", "sd", "n_runs", "note", "errata", "class_override", "min_effect")
+
+
+def _drop_not_comparable(table: pd.DataFrame, not_comparable: set[str]) -> tuple[pd.DataFrame, int]:
+    if not not_comparable:
+        return table, 0
+    keys = [c for c in table.columns if c not in _VALUE_LIKE and not MACHINE_COLUMNS.search(c)]
+    hit = table[keys].astype(str).agg("|".join, axis=1).isin(not_comparable)
+    return table[~hit].reset_index(drop=True), int(hit.sum())
+
+
 def _compare_table(col: _Collector, output: str, name: str, ref: pd.DataFrame, run: pd.DataFrame) -> None:
+    nc = _not_comparable_keys(ref)
     if "source" in ref.columns:
         ref = ref[ref["source"] != "published"].reset_index(drop=True)
     if "source" in run.columns:
         run = run[run["source"] != "published"].reset_index(drop=True)
+    ref, dropped = _drop_not_comparable(ref, nc)
+    run, _ = _drop_not_comparable(run, nc)
+    col.excluded += dropped * max(1, len(ref.columns))
     compared = [c for c in ref.columns if c != "source"]
     skipped = [c for c in compared if MACHINE_COLUMNS.search(c) or UNCERTAINTY_COLUMNS.match(c)]
     compared = [c for c in compared if c not in skipped]

@@ -1,8 +1,9 @@
 """Checks, tables, the paper-against-reproduction report, and prose that quotes outputs.
 
 Checks.  Every notebook records its numeric checks with :class:`Checks` (one ``checks.csv`` per paper, columns
-``paper, id, claim, check, kind, bound, measured, status, detail``).  ``status`` is ``holds``, ``violated`` or
-``skipped``, computed by a criterion of :mod:`dpkernels.verdicts`.  ``kind`` says what the row is worth:
+``paper, id, claim, check, kind, bound, measured, status, detail``).  ``status`` is ``holds`` (confirmed),
+``violated`` (refuted), ``inconclusive`` (neither) or ``skipped`` (could not run), computed by a criterion of
+:mod:`dpkernels.verdicts` whose text is kept in ``detail``.  ``kind`` says what the row is worth:
 
 * ``measured``: a simulation, a solve or an audit set against a claim (the only kind that confirms a claim);
 * ``analytic``: a derivation from the paper's own formulas (a calculator against a calculator);
@@ -12,9 +13,21 @@ Checks.  Every notebook records its numeric checks with :class:`Checks` (one ``c
 
 Tables.  :func:`write_table` writes long tables with a ``source`` column (``published`` or ``reproduced``), a
 ``value`` column and, for reproduced means, ``se`` (standard error), ``sd`` (per-run standard deviation) and
-``n_runs``; a published row may carry ``n_runs`` (the paper's number of runs) or ``se``, and either row an
-``errata`` id that explains a difference.  :func:`compare_table` pairs them and classifies each published number
-(:mod:`dpkernels.verdicts`).  :func:`build_report` turns ``paper_figures/`` into ``paper_figures/REPORT.md``.
+``n_runs``; a published row may carry ``n_runs`` (the paper's number of runs) or ``se``.  Either row may carry:
+
+* ``errata``: an ERRATA id that is a *candidate* explanation of a difference.  It explains the number only when the
+  paper's ``hypotheses.csv`` (:func:`write_hypotheses`) has that id accepted for the row's data set (the table's
+  ``dataset`` column; a table without one has no data set and nothing in it is explained);
+* ``class_override``: ``not comparable`` (e.g. a timing from another machine) or ``input`` (a size, a generator
+  default: something we set to match, not a result), with the reason in ``note``; neither counts as agreement or
+  explanation;
+* ``min_effect``: the smallest difference the comparison must be able to see (3 standard errors at most this, else
+  ``inconclusive (too noisy)``).
+
+:func:`compare_table` pairs them and classifies each published number (:data:`CLASSES`).  :func:`build_report` turns
+``paper_figures/`` into ``paper_figures/REPORT.md`` and ``paper_figures/totals.csv``: per paper the verdicts of its
+checks by kind (:func:`check_counts`) and its published numbers by class, and every unexplained number with the
+hypotheses tried for its data set.
 
 Prose.  ``ERRATA.md`` and ``README.md`` are rendered from ``docs/*.md`` templates by :func:`render_template`:
 every number they quote is a reference to an output file (see :func:`resolve_reference`), so it cannot go stale;
@@ -42,11 +55,17 @@ __all__ = [
     "CHECK_COLUMNS",
     "STATUSES",
     "KINDS",
+    "CLASSES",
+    "HYPOTHESIS_COLUMNS",
     "Checks",
     "Verdict",
+    "check_counts",
     "output_dir",
     "BUILD_DIR",
     "write_table",
+    "write_hypotheses",
+    "read_hypotheses",
+    "accepted_explanations",
     "compare_table",
     "build_report",
     "render_template",
@@ -60,7 +79,14 @@ STATUSES = verdicts.STATUSES
 KINDS = ("measured", "analytic", "consistency", "target")
 TABLE_SOURCES = ("published", "reproduced")
 #: Columns of a table CSV that are not keys when pairing published with reproduced rows.
-VALUE_COLUMNS = ("source", "value", "se", "sd", "n_runs", "note", "errata")
+VALUE_COLUMNS = ("source", "value", "se", "sd", "n_runs", "note", "errata", "class_override", "min_effect")
+#: Classes of a published number (``differs, explained`` is written ``differs, explained (<ERRATA id>)``).
+CLASSES = ("agrees", verdicts.TOO_NOISY, "differs, explained", "differs, unexplained", "not comparable", "input")
+#: Classes a table row may impose (with its reason in ``note``): neither an agreement nor an explanation.
+OVERRIDE_CLASSES = ("not comparable", "input")
+#: Columns of ``hypotheses.csv``: an ERRATA id, the data set it was tested on, what was tested (in words), the number
+#: the test produced (e.g. max |z|), whether the test accepts the hypothesis for that data set, and details.
+HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_TITLES = {
@@ -229,10 +255,17 @@ class Checks:
         return pd.DataFrame(self.rows, columns=CHECK_COLUMNS)
 
     def summary(self) -> dict[str, int]:
+        """Rows per status (all kinds)."""
         counts = {s: 0 for s in STATUSES}
         for r in self.rows:
             counts[r["status"]] += 1
         return counts
+
+    def counts(self) -> pd.DataFrame:
+        """Rows per kind (index) and status (columns), as ``totals.csv`` and the README count them
+        (:func:`check_counts`)."""
+        c = check_counts(self.frame())
+        return pd.DataFrame([[c[f"{k} {s}"] for s in STATUSES] for k in KINDS], index=list(KINDS), columns=list(STATUSES))
 
     def write(self, out: Path | None = None) -> Path:
         out = output_dir(self.paper) if out is None else Path(out)
@@ -244,6 +277,21 @@ class Checks:
             raise ValueError(f"duplicate check ids: {dup}")
         self.frame().to_csv(path, index=False)
         return path
+
+
+def check_counts(checks: pd.DataFrame) -> dict[str, int]:
+    """Rows of a ``checks.csv`` frame per kind and status, keyed ``"<kind> <status>"`` (every pair present, 0 when
+    none), plus ``"<kind>"`` totals."""
+    out: dict[str, int] = {}
+    for k in KINDS:
+        part = checks[checks["kind"] == k]
+        out[k] = len(part)
+        for st in STATUSES:
+            out[f"{k} {st}"] = int((part["status"] == st).sum())
+    unknown = set(checks["kind"]) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown kinds in checks: {sorted(unknown)}")
+    return out
 
 
 def write_table(df: pd.DataFrame, name: str, paper: str, out: Path | None = None) -> Path:
@@ -263,18 +311,69 @@ def write_table(df: pd.DataFrame, name: str, paper: str, out: Path | None = None
     return path
 
 
-def compare_table(df: pd.DataFrame) -> pd.DataFrame:
+def write_hypotheses(df: pd.DataFrame, paper: str, out: Path | None = None) -> Path:
+    """Write ``hypotheses.csv``: every tested explanation (an ERRATA id) per data set, with its test, statistic and
+    whether it is accepted (:data:`HYPOTHESIS_COLUMNS`).  A published number names an ERRATA id as a candidate;
+    :func:`compare_table` counts it explained only when this file accepts that id for the number's data set."""
+    missing = set(HYPOTHESIS_COLUMNS) - set(df.columns)
+    if missing:
+        raise ValueError(f"hypotheses lack the columns {sorted(missing)}")
+    acc = df["accepted"]
+    if not acc.map(lambda v: isinstance(v, (bool, np.bool_))).all():
+        raise ValueError("hypotheses: 'accepted' must be True or False (the outcome of the hypothesis's own test)")
+    out = output_dir(paper) if out is None else Path(out)
+    path = out / "hypotheses.csv"
+    df[HYPOTHESIS_COLUMNS].to_csv(path, index=False)
+    return path
+
+
+def read_hypotheses(path: Path) -> pd.DataFrame:
+    """A paper's ``hypotheses.csv`` (an empty frame when the file does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=HYPOTHESIS_COLUMNS)
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = set(HYPOTHESIS_COLUMNS) - set(df.columns)
+    if missing:
+        raise ValueError(f"{path} lacks the columns {sorted(missing)}")
+    return df
+
+
+def accepted_explanations(hypotheses: pd.DataFrame | None) -> set[tuple[str, str]]:
+    """The (ERRATA id, data set) pairs whose tests accept the hypothesis: every row of the pair accepted (one
+    rejecting test of a hypothesis on a data set rejects it for that data set)."""
+    if hypotheses is None or hypotheses.empty:
+        return set()
+    ok = hypotheses["accepted"].map(lambda v: str(v).strip().lower() == "true")
+    by = ok.groupby([hypotheses["hypothesis"].astype(str), hypotheses["dataset"].astype(str)]).all()
+    return {key for key, v in by.items() if v}
+
+
+def _cell(row: pd.Series, col: str) -> str | None:
+    v = row.get(col)
+    return str(v).strip() if isinstance(v, str) and str(v).strip() else None
+
+
+def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, min_effect: float | None = None
+                  ) -> pd.DataFrame:
     """Published numbers with their reproduction, z and class (keyed on every non-value column).
 
     se of the published mean: its ``se`` column if given, else :func:`dpkernels.verdicts.published_se` from the
-    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  Only published numbers with a
-    paired reproduction appear.
+    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  A reproduced number without a
+    standard error (a single run; 0 is an exact number) gives a NaN z: ``inconclusive (too noisy)``.  Only published
+    numbers with a paired reproduction appear.  The class (:data:`CLASSES`): a row's ``class_override`` (``not comparable`` or
+    ``input``, whose reason must be in ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's
+    ``min_effect`` (else the ``min_effect`` argument), and a difference is ``differs, explained (X)`` only when the
+    row's candidate ``errata`` X is accepted for the row's ``dataset`` by ``hypotheses``
+    (:func:`accepted_explanations`).  Columns: the keys, ``published``, ``reproduced``, ``se_reproduced``,
+    ``se_published``, ``z``, ``class``, ``candidate`` (the ERRATA id named) and ``note``.
     """
     keys = [c for c in df.columns if c not in VALUE_COLUMNS]
+    accepted = accepted_explanations(hypotheses)
     df = df.copy()
     for k in keys:
         df[k] = df[k].astype(str)
-    for c in ("se", "sd", "n_runs", "errata"):
+    for c in ("se", "sd", "n_runs", "errata", "class_override", "min_effect", "note"):
         if c not in df.columns:
             df[c] = np.nan
     pub = df[df["source"] == "published"].set_index(keys)
@@ -291,18 +390,32 @@ def compare_table(df: pd.DataFrame) -> pd.DataFrame:
             continue
         if not (np.isfinite(pv) and np.isfinite(rv)):
             continue
-        se_r = float(r["se"]) if pd.notna(r["se"]) else 0.0
+        se_r = float(r["se"]) if pd.notna(r["se"]) else math.nan  # no standard error (one run): nothing can agree or differ
         if pd.notna(p["se"]):
             se_p = float(p["se"])
         else:
             sd = float(r["sd"]) if pd.notna(r["sd"]) else float("nan")
             n_p = float(p["n_runs"]) if pd.notna(p["n_runs"]) else None
             se_p = verdicts.published_se(sd, n_p) if np.isfinite(sd) else 0.0
-        errata = next((str(v) for v in (r["errata"], p["errata"]) if isinstance(v, str) and v), None)
-        c = verdicts.compare(pv, rv, se_r, se_p, explained=errata)
-        rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))), "published": pv, "reproduced": rv,
-                     "se_reproduced": se_r, "se_published": se_p, "z": c.z, "class": c.cls})
-    return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "class"])
+        keyd = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        errata = _cell(r, "errata") or _cell(p, "errata")
+        note = "; ".join(dict.fromkeys(n for n in (_cell(p, "note"), _cell(r, "note")) if n))
+        override = _cell(p, "class_override") or _cell(r, "class_override")
+        me = next((float(v) for v in (p["min_effect"], r["min_effect"]) if pd.notna(v) and str(v) != ""), min_effect)
+        dataset = keyd.get("dataset")
+        explained = errata if errata and dataset is not None and (errata, dataset) in accepted else None
+        c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, min_effect=me)
+        cls = c.cls
+        if override is not None:
+            if override not in OVERRIDE_CLASSES:
+                raise ValueError(f"class_override must be one of {OVERRIDE_CLASSES}, got {override!r} at {keyd}")
+            if not note:
+                raise ValueError(f"class_override {override!r} at {keyd} needs its reason in 'note'")
+            cls = override
+        rows.append({**keyd, "published": pv, "reproduced": rv, "se_reproduced": se_r, "se_published": se_p, "z": c.z,
+                     "class": cls, "candidate": errata or "", "note": note})
+    return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "class",
+                                              "candidate", "note"])
 
 
 def stable_text(df: pd.DataFrame | pd.Series, digits: int = 3) -> str:
@@ -347,9 +460,37 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Columns of ``totals.csv`` for the published numbers, in the order of :data:`CLASSES`.
+CLASS_COLUMNS = {"agrees": "agree", verdicts.TOO_NOISY: "inconclusive (too noisy)", "differs, explained": "differ, explained",
+                 "differs, unexplained": "differ, unexplained", "not comparable": "not comparable", "input": "input"}
+
+
+def _class_of(cls: str) -> str:
+    """The class without its ERRATA id (``differs, explained (P14)`` -> ``differs, explained``)."""
+    return "differs, explained" if cls.startswith("differs, explained") else cls
+
+
+def _hypotheses_tried(hyp: pd.DataFrame, dataset: str | None) -> str:
+    if dataset is None:
+        return "(no dataset column: no explanation can apply)"
+    part = hyp[hyp["dataset"].astype(str) == dataset] if not hyp.empty else hyp
+    if part.empty:
+        return "none tested for this data set"
+    return "; ".join(f"{r.hypothesis} {'accepted' if str(r.accepted).lower() == 'true' else 'rejected'} "
+                     f"({r.test}: {r.statistic})" for r in part.itertuples())
+
+
 def build_report(root: Path | None = None) -> Path:
-    """Write ``REPORT.md``: totals, unexplained differences, then per paper every check and every published number;
-    and ``totals.csv``, the totals table alone (quoted by the README)."""
+    """Write ``REPORT.md`` and ``totals.csv`` from the papers' folders under ``root`` (default ``paper_figures/``).
+
+    Per paper: the checks' verdicts per kind (holds / violated / inconclusive / skipped, :func:`check_counts`), the
+    published numbers per class (:data:`CLASSES`, through :func:`compare_table` with the paper's
+    ``hypotheses.csv``), the numbers no reproduction pairs, the figures.  REPORT.md lists every ``differs,
+    unexplained`` number with the hypotheses tried for its data set and their statistics, then per paper its
+    hypotheses, every check and every published number.  ``totals.csv`` is the totals table alone (the README quotes
+    it): columns ``paper``, ``<kind> <status>`` for every kind and status, ``<kind>`` totals, ``published numbers
+    paired``, one column per class (:data:`CLASS_COLUMNS`), ``published numbers not reproduced``, ``figures``.
+    """
     root = REPO_ROOT / "paper_figures" if root is None else Path(root)
     papers = sorted(p for p in root.iterdir() if p.is_dir() and (p / "checks.csv").exists()) if root.exists() else []
     totals, sections, unexplained = [], [], []
@@ -357,10 +498,11 @@ def build_report(root: Path | None = None) -> Path:
         checks = pd.read_csv(pdir / "checks.csv", dtype=str, keep_default_na=False)
         if "kind" not in checks.columns:
             raise ValueError(f"{pdir / 'checks.csv'} has no 'kind' column")
-        meas = checks[checks["kind"] == "measured"]["status"].value_counts()
-        other = {k: int((checks["kind"] == k).sum()) for k in ("analytic", "consistency", "target")}
-        tables = sorted(t for t in pdir.glob("*.csv") if t.name != "checks.csv")
-        n_pairs, n_unpaired, classes = 0, 0, {"agrees": 0, "explained": 0, "unexplained": 0}
+        counts = check_counts(checks)
+        hyp = read_hypotheses(pdir / "hypotheses.csv")
+        tables = sorted(t for t in pdir.glob("*.csv") if t.name not in ("checks.csv", "hypotheses.csv"))
+        n_pairs, n_unpaired = 0, 0
+        classes = {c: 0 for c in CLASSES}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
         for kind in KINDS:
             part = checks[checks["kind"] == kind]
@@ -368,57 +510,78 @@ def build_report(root: Path | None = None) -> Path:
                 continue
             body.append(f"### Checks: {kind} ({len(part)})\n")
             body.append(_md_table(part.drop(columns=["paper", "kind"])))
+        if not hyp.empty:
+            body.append(f"### Hypotheses tested ({len(hyp)}): an ERRATA id explains a number only where accepted for its data set\n")
+            body.append(_md_table(hyp[HYPOTHESIS_COLUMNS]))
         for t in tables:
             df = pd.read_csv(t, keep_default_na=False, na_values=[""])
             if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
                 continue
-            paired = compare_table(df)
+            paired = compare_table(df, hyp)
             published = pd.to_numeric(df.loc[df["source"] == "published", "value"], errors="coerce")
             n_unpaired += int(np.isfinite(published).sum()) - len(paired)
             if paired.empty:
                 continue
             n_pairs += len(paired)
-            classes["agrees"] += int((paired["class"] == "agrees").sum())
-            classes["explained"] += int(paired["class"].str.startswith("differs, explained").sum())
-            bad = paired[paired["class"] == "differs, unexplained"]
-            classes["unexplained"] += len(bad)
-            for _, r in bad.iterrows():
-                keys = ", ".join(f"{k}={r[k]}" for k in paired.columns[: list(paired.columns).index("published")])
-                unexplained.append({"paper": pdir.name, "table": t.stem, "entry": keys, "published": r["published"],
-                                    "reproduced": r["reproduced"], "z": r["z"]})
+            for cls in paired["class"]:
+                classes[_class_of(cls)] += 1
+            keys = list(paired.columns[: list(paired.columns).index("published")])
+            for _, r in paired[paired["class"] == "differs, unexplained"].iterrows():
+                dataset = str(r["dataset"]) if "dataset" in keys else None
+                unexplained.append({"paper": pdir.name, "table": t.stem, "entry": ", ".join(f"{k}={r[k]}" for k in keys),
+                                    "published": r["published"], "reproduced": r["reproduced"], "z": r["z"],
+                                    "candidate": r["candidate"], "hypotheses tried for its data set": _hypotheses_tried(hyp, dataset)})
             body.append(f"### {t.stem}: {len(paired)} published numbers with their reproduction\n")
             body.append(_md_table(paired))
         figs = sorted(f.name for f in pdir.glob("*.png"))
         if figs:
             body.append("### Figures\n")
             body.append("\n".join(f"- [{f}]({pdir.name}/{f})" for f in figs) + "\n")
-        totals.append({"paper": pdir.name, "claims measured": int(meas.sum()), "hold": int(meas.get("holds", 0)),
-                       "violated": int(meas.get("violated", 0)), "skipped": int(meas.get("skipped", 0)),
-                       "analytic": other["analytic"], "consistency": other["consistency"], "targets": other["target"],
-                       "published numbers paired": n_pairs, "agree": classes["agrees"],
-                       "differ, explained": classes["explained"], "differ, unexplained": classes["unexplained"],
-                       "published numbers not reproduced": n_unpaired, "figures": len(figs)})
+        totals.append({"paper": pdir.name, **counts, "published numbers paired": n_pairs,
+                       **{CLASS_COLUMNS[c]: classes[c] for c in CLASSES}, "published numbers not reproduced": n_unpaired,
+                       "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
     head = ["# Paper against reproduction\n",
-            "Generated by `dpkernels report` from the files in this folder. Only `measured` checks (a simulation, a "
-            "solve or an audit set against a claim) count as checks of a claim; `analytic` rows compare the paper's "
-            "formulas with our derivation, `consistency` rows are true by construction, `targets` are our own. A "
-            "check is `violated` when the measurement contradicts the claim; each is explained in ../ERRATA.md. "
-            "Published numbers are compared with their reproduction through the standard error of the difference "
-            f"(|z| <= {verdicts.Z_AGREE:g}: agrees; see `dpkernels.verdicts`).\n",
-            "## Totals\n", _md_table(tot)]
+            "Generated by `dpkernels report` from the files in this folder. Each check has a kind: `measured` (a "
+            "simulation, a solve or an audit set against the paper's own statement; the only kind that counts as a check "
+            "of a claim), `analytic` (the paper's formula against our derivation), `consistency` (our own substitute, or "
+            "true by construction: never a confirmation of the paper) or `target` (our own goal). A verdict is `holds` "
+            "(the data confirm the claim: a one-sided bound on the claimed side, an equivalence inside a stated margin, "
+            "or a test with its stated power), `violated` (the data refute it; each has an entry in ../ERRATA.md), "
+            "`inconclusive` (neither) or `skipped` (could not run); the criterion is beside each verdict. Published "
+            "numbers are compared with their reproduction through the standard error of the difference "
+            f"(|z| <= {verdicts.Z_AGREE:g} and 3 standard errors within the stated minimum effect: agrees; within "
+            f"{verdicts.Z_AGREE:g} standard errors but noisier: inconclusive (too noisy)); a difference is explained "
+            "only by an ERRATA hypothesis whose own test accepts that data set (`hypotheses.csv`); timings from other "
+            "machines are `not comparable`, sizes and generator settings we set to match are `input`; neither counts as "
+            "an agreement. See `dpkernels.verdicts`.\n",
+            "## Totals\n"]
     if not tot.empty:
-        head.append(f"\nAll papers: {int(tot['claims measured'].sum())} measured checks of claims "
-                    f"({int(tot['hold'].sum())} hold, {int(tot['violated'].sum())} violated, {int(tot['skipped'].sum())} skipped); "
-                    f"{int(tot['analytic'].sum())} analytic, {int(tot['consistency'].sum())} consistency, "
-                    f"{int(tot['targets'].sum())} target rows; {int(tot['published numbers paired'].sum())} published numbers "
-                    f"paired with a reproduction ({int(tot['agree'].sum())} agree, {int(tot['differ, explained'].sum())} differ "
-                    f"with an explanation, {int(tot['differ, unexplained'].sum())} differ without one); "
+        verdict_cols = ["paper"] + [f"{k} {st}" for k in KINDS for st in STATUSES]
+        short = tot[verdict_cols].rename(columns=lambda c: c.replace("inconclusive", "inc.").replace("consistency", "cons."))
+        head += ["### Checks: verdicts per kind\n", _md_table(short),
+                 "### Published numbers: classes\n",
+                 _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), "published numbers not reproduced"]])]
+        m = {st: int(tot[f"measured {st}"].sum()) for st in STATUSES}
+        other = {k: int(tot[k].sum()) for k in ("analytic", "consistency", "target")}
+        cls = {c: int(tot[c].sum()) for c in CLASS_COLUMNS.values()}
+        head.append(f"\nAll papers: {int(tot['measured'].sum())} measured checks of claims ({m['holds']} hold, "
+                    f"{m['violated']} violated, {m['inconclusive']} inconclusive, {m['skipped']} skipped); "
+                    f"{other['analytic']} analytic, {other['consistency']} consistency, {other['target']} target rows; "
+                    f"{int(tot['published numbers paired'].sum())} published numbers paired with a reproduction "
+                    f"({cls['agree']} agree, {cls['inconclusive (too noisy)']} inconclusive (too noisy), "
+                    f"{cls['differ, explained']} differ with a tested explanation, {cls['differ, unexplained']} differ "
+                    f"without one, {cls['not comparable']} not comparable, {cls['input']} inputs); "
                     f"{int(tot['published numbers not reproduced'].sum())} published numbers have no reproduction (a setting "
                     "the profile does not run, or data we do not have: each notebook says which).\n")
+    else:
+        head.append("_(no papers)_\n")
     head.append("## Differences we cannot explain\n")
-    head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "z"])))
+    head.append("Every published number that differs from its reproduction without an accepted explanation, with the "
+                "ERRATA id it names as a candidate (if any) and every hypothesis tested on its data set.\n")
+    head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "z", "candidate",
+                                                             "hypotheses tried for its data set"])))
     text = "\n".join(head) + "\n" + "\n\n".join(sections)
     path = root / "REPORT.md"
     root.mkdir(parents=True, exist_ok=True)

@@ -64,7 +64,34 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
 
 
 def check_configurations(noiseless: bool = False) -> list[Any]:
-    """One configured instance of every estimator (``noiseless``: epsilon = 1e4, where accuracy must pass too)."""
+    """One configured instance of every estimator, in which scikit-learn's estimator checks run.
+
+    The configuration reads the label set and the norm bound from the data (``classes="data"``,
+    ``data_norm="data"`` or ``clip=True``) and seeds the noise: such fits are NOT private (their ``guarantee_`` says
+    so); they test the API, not the privacy.
+
+    Parameters
+    ----------
+    noiseless : bool, default=False
+        Use epsilon = 1e4 (13 for Bassily et al.'s estimators, the largest their Lemma 3.1 allows), where the noise
+        is negligible and scikit-learn's accuracy check must pass too.
+
+    Returns
+    -------
+    list of estimators
+        One unfitted instance of each of the 15 estimators exported by :mod:`dpkernels`.
+
+    See Also
+    --------
+    expected_failed_checks : the checks each configured instance may fail, with the reason.
+
+    Examples
+    --------
+    >>> from dpkernels.testing import check_configurations
+    >>> estimators = check_configurations()
+    >>> len(estimators), type(estimators[0]).__name__
+    (15, 'PrivateSVMFinite')
+    """
     import dpkernels as dk
 
     eps = {"epsilon": 1e4} if noiseless else {}
@@ -92,5 +119,24 @@ def check_configurations(noiseless: bool = False) -> list[Any]:
 
 
 def expected_failed_checks(estimator: Any) -> dict[str, str]:
-    """The checks ``estimator`` (in the configuration of :func:`check_configurations`) is expected to fail, with why."""
+    """The checks ``estimator`` (in the configuration of :func:`check_configurations`) is expected to fail, with why.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A dpkernels estimator (configured by :func:`check_configurations`).
+
+    Returns
+    -------
+    dict of str to str
+        Check name -> the privacy reason it may fail (empty for an estimator expected to pass every check); the
+        format of scikit-learn's ``expected_failed_checks``.
+
+    Examples
+    --------
+    >>> from dpkernels.testing import check_configurations, expected_failed_checks
+    >>> svm = check_configurations()[0]
+    >>> list(expected_failed_checks(svm))
+    ['check_classifiers_train']
+    """
     return dict(EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}))

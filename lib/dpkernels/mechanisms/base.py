@@ -74,15 +74,51 @@ PUBLIC_METADATA = ("n_features_in_", "classes_", "guarantee_", "feature_names_in
 
 @dataclass(frozen=True)
 class Guarantee:
-    """A mechanism's privacy statement.
+    """A mechanism's privacy statement: every fitted mechanism of :mod:`dpkernels` carries one as ``guarantee_``.
 
-    ``epsilon``/``delta``: the level that holds for the released object, everything included (the solver's
-    certified slack, the floating-point argument of an argmin release); ``epsilon_calibrated``: the epsilon the
-    noise formula was evaluated at when it differs (e.g. eps / (1 + 2 solver_tol) for output perturbation, whose
-    centre is only certified to within solver_tol x the sensitivity, so that ``epsilon`` is what the user asked for);
-    ``released``: what is published, in words; ``attributes``: the fitted attributes that hold it; ``noise``: how the
-    noise was drawn; ``notes``: anything else a user must know (seeding, evaluation mode); ``private``: False when the
-    object is not a release (non-private state kept, or a bound read from the data).
+    The statement reads: releasing ``attributes`` (described by ``released``) is (``epsilon``, ``delta``)-differentially
+    private for the ``neighbouring`` relation, by ``statement`` (the paper's theorem), provided the ``assumptions``
+    hold.  ``str(guarantee)`` prints it in full.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon that holds for the released object, everything included (the solver's certified slack, the
+        floating-point argument of an argmin release); ``inf`` when the object is not private.
+    delta : float
+        The delta that holds with ``epsilon`` (0 for pure differential privacy).
+    neighbouring : str
+        The neighbouring relation (all five papers: replace-one, :data:`REPLACE_ONE`).
+    released : str
+        What is published, in words.
+    statement : str
+        The theorem (or composition) the guarantee implements, with the paper's numbering.
+    assumptions : tuple of str, default ()
+        What the guarantee assumes (public label set, norm bounds, solver certification, ...).
+    epsilon_calibrated : float or None, default None
+        The epsilon the noise formula was evaluated at when it differs from ``epsilon`` (e.g. eps / (1 + 2 solver_tol)
+        for output perturbation, whose centre is certified to within solver_tol x the sensitivity only, so that
+        ``epsilon`` is the level the user asked for).
+    attributes : tuple of str, default ()
+        The fitted attributes that hold the release.
+    noise : str, default ""
+        How the noise was drawn (floating-point safe lattice or the paper's float sampler).
+    notes : tuple of str, default ()
+        Anything else a user must know (seeding, evaluation mode).
+    private : bool, default True
+        False when the object is not a release (non-private state kept with ``keep_nonprivate=True``, or a bound or
+        the label set read from the data).
+
+    Examples
+    --------
+    >>> from dpkernels import Guarantee
+    >>> g = Guarantee(epsilon=1.0, delta=0.0, neighbouring="replace-one", released="a noisy count",
+    ...               statement="Laplace mechanism", assumptions=("counts have sensitivity 1",))
+    >>> print(g)
+    (1, 0)-differential privacy [Laplace mechanism]
+      neighbouring: replace-one
+      released: a noisy count
+      assumes: counts have sensitivity 1
     """
 
     epsilon: float
@@ -354,9 +390,25 @@ class ReleaseMixin:
         return noise_generator(self.random_state, "public", *public)
 
     def release(self) -> Any:
-        """What may be published: a copy holding the release (the attributes its ``guarantee_`` names), the public
-        metadata and the parameters, with ``random_state=None`` and ``keep_nonprivate=False`` (no seed, no generator,
-        no non-private state).  Predictions are unchanged."""
+        """What may be published: a copy holding the release and nothing else.
+
+        The copy holds the attributes its ``guarantee_`` names, the public metadata (``n_features_in_``,
+        ``classes_``, ``guarantee_``) and the parameters, with ``random_state=None`` and ``keep_nonprivate=False``:
+        no seed, no generator, no non-private state.  Predictions are unchanged.
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator of the same class; its ``guarantee_.private`` is True.
+
+        Raises
+        ------
+        AttributeError
+            If the estimator is not fitted.
+        ValueError
+            If the fit is not private for another reason than ``keep_nonprivate=True`` (a bound or the label set
+            read from the data, a part released without noise).
+        """
         if not hasattr(self, "guarantee_"):
             raise AttributeError(f"{type(self).__name__} is not fitted: there is nothing to release")
         if not self.guarantee_.private and not getattr(self, "keep_nonprivate", False):

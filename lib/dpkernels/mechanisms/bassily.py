@@ -179,11 +179,11 @@ class MarginState:
     sigma: float
     n_iter: int
     learning_rate: float
-    w: Array | None = None  #: the released w-tilde of the fit (coef_ = Phi^T w)
+    w: Array | None = None  #: the released w-tilde of the fit (``coef_`` = Phi^T w)
 
     def sample_releases(self, n_draws: int, random_state: object = None, sigma: float | None = None) -> Array:
-        """``n_draws`` further releases w-tilde (k-dimensional; coef_ = Phi^T w-tilde), each distributed exactly as a
-        fresh fit's; ``sigma`` overrides the noise (negative controls of audits)."""
+        """``n_draws`` further releases w-tilde (k-dimensional; ``coef_`` = Phi^T w-tilde), each distributed exactly as
+        a fresh fit's; ``sigma`` overrides the noise (negative controls of audits)."""
         s = self.sigma if sigma is None else check_positive(sigma, "sigma")
         return noisy_projected_gd(self.Z, self.y, rho=self.rho, radius=self.radius, sigma=s, n_iter=self.n_iter,
                                   learning_rate=self.learning_rate, random_state=random_state, n_chains=n_draws)
@@ -247,12 +247,39 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return X
 
     def decision_function(self, X: ArrayLike) -> Array:
-        """<w^Priv, x> (Algorithms 1-2) or <w^Priv, psi(x)> (Algorithm 3); positive values predict classes_[1]."""
+        """<w^Priv, x> (Algorithms 1-2) or <w^Priv, psi(x)> (Algorithm 3).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "coef_")
         X = check_finite_array(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=False))
         return self._features(X) @ self.coef_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The predicted labels: ``classes_[1]`` where the decision function is > 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(np.intp)]
 
@@ -272,7 +299,7 @@ class _Algorithm2(_MarginBase):
 
     def _settings(self, m: int, r: float) -> tuple[float, float, float, float, int]:
         epsilon, delta = _check_privacy(self.epsilon, self.delta, m)
-        Lambda = check_positive(self.Lambda, "Lambda") * self._lambda_factor
+        Lambda = check_positive(self.weight_bound, "weight_bound") * self._lambda_factor
         rho = check_positive(self.rho, "rho")
         if rho > Lambda * r * (1.0 + 1e-12):
             raise ValueError(f"rho = {rho:g} must lie in (0, Lambda r] = (0, {Lambda * r:g}] (Algorithm 2's input)")
@@ -341,56 +368,118 @@ class _Algorithm2(_MarginBase):
 
 
 class PrivateMarginClassifier(_Algorithm2):
-    """Algorithm 2 of Bassily, Mohri and Suresh (2022): efficient (epsilon, delta)-DP linear classifier with a
-    dimension-independent margin guarantee (Theorem 3.2), with **our** DP-ERM step (module docstring).
+    """Bassily, Mohri and Suresh (2022) Algorithm 2: an (epsilon, delta)-DP linear classifier with margin guarantees.
+
+    A data-independent JL map Phi to k dimensions, each image projected onto the ball B^k(2r), private minimisation
+    of the empirical rho-hinge loss (1/m) sum_i max(1 - y_i <w, z_i> / rho, 0) over B^k(2 Lambda), and the release
+    w^Priv = Phi^T w-tilde: a dimension-independent margin guarantee (Theorem 3.2), with **our** DP-ERM step (Notes).
 
     Parameters
     ----------
-    epsilon, delta : float, keyword-only
-        Privacy; 0 < delta < 1/m and 0 < epsilon <= log(1/delta) are enforced (Lemma 3.1).
-    rho : float
-        The confidence margin, in (0, Lambda r].
-    Lambda : float
-        Norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda) (step 4).
-    data_norm : float or "data"
-        r, a public bound on ||x|| over all possible inputs (default 1: scale the rows into the unit ball, or pass
+    epsilon : float, default=1.0
+        The privacy level epsilon; 0 < epsilon <= log(1/delta) is enforced (Lemma 3.1).
+    delta : float, default=1e-6
+        The privacy level delta; 0 < delta < 1/m (m rows) is enforced (Lemma 3.1).
+    rho : float, default=0.1
+        The confidence margin rho of the rho-hinge loss max(1 - y <w, z> / rho, 0), in (0, Lambda r].
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda)
+        (step 4).
+    data_norm : float or "data", default=1.0
+        r, a public bound on ||x|| over all possible inputs (scale the rows into the unit ball, or pass
         ``clip=True``).  ``"data"`` reads it from the data, explicitly: the fit is then NOT private
         (``guarantee_.private`` False, epsilon infinite).
-    clip : bool
-        Rows with ||x|| > r raise ``ValueError`` (False) or are rescaled onto B^d(r) with a ClippingWarning (True).
-        (Privacy itself does not rely on ||x|| <= r: the JL images are projected onto B^k(2r); Theorem 3.2 does.)
-    n_components : int or None
-        k; None takes the paper's k (:func:`dpkernels.bounds.bassily.algorithm_2_k`, reconstructed) with
-        ``k_constant`` (ours, default 1) and ``beta``.
-    projection : {"auto", "srht", "rademacher", "gaussian", "sparse"}
-        The JL map (:mod:`dpkernels.jl`; the paper's Lemma A.4 is not recovered).  "auto": dense Rademacher when its
-        matrix takes at most 256 MB, else the SRHT.
-    beta : float
-        Confidence parameter of the theorem (enters k only).
-    n_iter : int or None
+    clip : bool, default=False
+        Rows with ||x|| > r raise ``ValueError`` (False) or are rescaled onto B^d(r) with a
+        :class:`~dpkernels.ClippingWarning` (True).  Privacy itself does not rely on ||x|| <= r (the JL images are
+        projected onto B^k(2r)); Theorem 3.2's accuracy does.
+    n_components : int or None, default=None
+        k, the JL dimension; None takes the paper's k (:func:`dpkernels.bounds.bassily.algorithm_2_k`, reconstructed,
+        O(m epsilon)) with ``k_constant`` and ``beta``.
+    projection : {"auto", "srht", "rademacher", "gaussian", "sparse"}, default="auto"
+        The JL map (:mod:`dpkernels.jl`; the paper's Lemma A.4 is not recovered).  ``"auto"``: dense Rademacher when
+        its matrix takes at most 256 MB, else the SRHT.
+    k_constant : float, default=1.0
+        The constant of the paper's k (ours: the O(.) hides it); used only when ``n_components`` is None.
+    beta : float, default=0.05
+        The theorem's confidence parameter (enters the paper's k only).
+    n_iter : int or None, default=None
         T, the number of noisy gradient steps; None balances the two terms of the substitute's excess-risk bound
         (:func:`dpkernels.bounds.bassily.noisy_gd_iterations`), capped to ``max_iter``.
-    learning_rate : float or None
+    max_iter : int, default=200
+        The cap on T when ``n_iter`` is None.
+    learning_rate : float or None, default=None
         eta; None: 2 Lambda / (G sqrt(T)), G^2 = L^2 + k sigma^2 (the bound's optimum).
-    classes : sequence or None
-        The public label set (two labels; None: {-1, +1}; other labels need it).
-    keep_nonprivate : bool
-        Keep the evaluation state ``nonprivate_`` (:class:`MarginState`: the projected rows); then the object is not a
-        release.
-    random_state : numpy.random.Generator, int or None
-        Source of Phi and of the noise.
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    keep_nonprivate : bool, default=False
+        Keep the evaluation state ``nonprivate_`` (the projected rows); the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the JL map (data-independent: drawn from the seed and the input dimension only) and of the noise.
+        None draws from operating-system entropy; a seed is for reproduction only.
 
     Attributes
     ----------
-    coef_ : (d,) w^Priv = Phi^T w-tilde (the release) ; n_components_ : k ; n_iter_ : T ; noise_sigma_ : sigma per
-    step ; learning_rate_ ; data_norm_ : r ; epsilon_accounted_ : epsilon of the T composed steps at delta, from the
-    exact privacy curve (dp-accounting) ; guarantee_ ; classes_ ; n_features_in_.
+    coef_ : ndarray of shape (n_features,)
+        w^Priv = Phi^T w-tilde, the release.
+    n_components_ : int
+        k, the JL dimension used.
+    n_iter_ : int
+        T, the number of noisy gradient steps.
+    noise_sigma_ : float
+        sigma, the standard deviation of each step's Gaussian noise.
+    learning_rate_ : float
+        eta, the step size used.
+    data_norm_ : float
+        r, the norm bound used.
+    epsilon_accounted_ : float
+        The epsilon of the T composed steps at delta, from the exact privacy curve (dp-accounting); at most
+        ``epsilon``.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is > 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : MarginState
+        The projected rows and the calibration (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateKernelMarginClassifier : Algorithm 3 (random Fourier features, then Algorithm 2).
+    ExponentialMarginClassifier : Algorithm 1 (pure epsilon-DP, small k).
+    PrivateMarginSelection : a private choice of rho (ours).
+
+    Notes
+    -----
+    Privacy: (epsilon, delta)-differential privacy for the replace-one neighbouring relation (m fixed), Algorithm 2
+    (Lemma 3.1, Theorem 3.2).  Released: ``coef_`` (and the public constants above); Phi is data-independent.
+    Assumptions: the labels lie in the public ``classes``; 0 < delta < 1/m and 0 < epsilon <= log(1/delta).
+    The DP-ERM step is **ours** (the paper's Algorithm 4 was not recovered): T steps of noisy projected subgradient
+    descent, composed exactly as one Gaussian mechanism (Gaussian DP) and calibrated by dp-accounting; each noisy
+    gradient is released on a grid (floating-point safe), the rest is post-processing (module docstring).  Publish
+    :meth:`release`, which holds no seed and no non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 10))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)  # rows on the unit sphere: ||x|| <= r = 1
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> from dpkernels import PrivateMarginClassifier
+    >>> clf = PrivateMarginClassifier(epsilon=1.0, delta=1e-6, rho=0.1, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (1.0, 1e-06)
+    >>> clf.coef_.shape, clf.predict(X[:5]).shape
+    ((10,), (5,))
     """
 
     _release_attributes = ("coef_", "n_components_", "n_iter_", "noise_sigma_", "learning_rate_", "data_norm_",
                            "epsilon_accounted_")
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, Lambda: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, weight_bound: float = 1.0,
                  data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, learning_rate: float | None = None, classes: Sequence[Any] | None = None,
@@ -398,7 +487,7 @@ class PrivateMarginClassifier(_Algorithm2):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -414,6 +503,20 @@ class PrivateMarginClassifier(_Algorithm2):
 
     # estimator API ------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateMarginClassifier":
+        """Project the rows, run the noisy DP-ERM step and release w^Priv (Algorithm 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         w, proj, state = self._fit_compressed(X, ypm, r, self._public_rng(X.shape[1]), self._noise_rng(X, ypm))
@@ -430,17 +533,115 @@ class PrivateMarginClassifier(_Algorithm2):
         return self
 
 class PrivateKernelMarginClassifier(_Algorithm2):
-    """Algorithm 3 of Bassily, Mohri and Suresh (2022): random Fourier features psi(x) = (r / sqrt(D)) (cos<omega_t, x>,
-    sin<omega_t, x>)_{t <= D} of a shift-invariant kernel K = r^2 kappa (||psi(x)|| = r exactly, Theorem 4.1), then
-    Algorithm 2 (:class:`PrivateMarginClassifier`) with norm bound 2 Lambda, data radius r and beta / 2.
+    """Bassily, Mohri and Suresh (2022) Algorithm 3: kernel classification with margin guarantees.
 
-    ``n_frequencies`` is D (2D features).  The paper's D = m^2 log(2m / beta) (:func:`dpkernels.bounds.bassily.
-    algorithm_3_D`) is infeasible beyond a few hundred rows; ``n_frequencies_theorem_`` reports it.  rho must lie in
-    (0, 2 Lambda r].  Other parameters as :class:`PrivateMarginClassifier`; ``kernel`` and ``sigma`` as
-    :class:`dpkernels.random_features.RandomFourierFeatures` (normalised kappa(0) = 1), ``kernel_norm`` = r.
+    Random Fourier features psi(x) = (r / sqrt(D)) (cos<omega_t, x>, sin<omega_t, x>)_{t <= D} of a shift-invariant
+    kernel K = r^2 kappa (||psi(x)|| = r exactly, Theorem 4.1), then Algorithm 2 (:class:`PrivateMarginClassifier`)
+    with norm bound 2 Lambda, data radius r and beta / 2.  The paper's D = m^2 log(2m / beta)
+    (:func:`dpkernels.bounds.bassily.algorithm_3_D`) is infeasible beyond a few hundred rows; ``n_frequencies`` sets
+    D and ``n_frequencies_theorem_`` reports the paper's.
 
-    Attributes: coef_ (2D,) ; frequencies_ (D, d) (data-independent) ; n_frequencies_theorem_ ; and those of
-    Algorithm 2.  Privacy needs no bound on ||x||: ||psi(x)|| = r for every x.
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The privacy level epsilon; 0 < epsilon <= log(1/delta) is enforced (Lemma 3.1).
+    delta : float, default=1e-6
+        The privacy level delta; 0 < delta < 1/m (m rows) is enforced (Lemma 3.1).
+    rho : float, default=0.1
+        The confidence margin rho, in (0, 2 Lambda r].
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class H_Lambda; Algorithm 2 runs with 2 Lambda.
+    kernel : {"rbf", "laplacian", "cauchy"}, default="rbf"
+        The shift-invariant kernel kappa (normalised: kappa(0) = 1), as :class:`~dpkernels.RandomFourierFeatures`.
+    sigma : float, default=1.0
+        The kernel's width (public, chosen without the data).
+    kernel_norm : float, default=1.0
+        r, the norm of every feature vector: K(x, x) = r^2.
+    n_frequencies : int, default=500
+        D, the number of frequencies (2D features).
+    n_components : int or None, default=None
+        k, the JL dimension; None takes the paper's k (:func:`dpkernels.bounds.bassily.algorithm_2_k`, reconstructed,
+        O(m epsilon)) with ``k_constant`` and ``beta``.
+    projection : {"auto", "srht", "rademacher", "gaussian", "sparse"}, default="auto"
+        The JL map (:mod:`dpkernels.jl`; the paper's Lemma A.4 is not recovered).  ``"auto"``: dense Rademacher when
+        its matrix takes at most 256 MB, else the SRHT.
+    k_constant : float, default=1.0
+        The constant of the paper's k (ours: the O(.) hides it); used only when ``n_components`` is None.
+    beta : float, default=0.05
+        The theorem's confidence parameter (enters the paper's k only).
+    n_iter : int or None, default=None
+        T, the number of noisy gradient steps; None balances the two terms of the substitute's excess-risk bound
+        (:func:`dpkernels.bounds.bassily.noisy_gd_iterations`), capped to ``max_iter``.
+    max_iter : int, default=200
+        The cap on T when ``n_iter`` is None.
+    learning_rate : float or None, default=None
+        eta; None: 2 Lambda / (G sqrt(T)), G^2 = L^2 + k sigma^2 (the bound's optimum).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    keep_nonprivate : bool, default=False
+        Keep the evaluation state ``nonprivate_`` (the projected rows); the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the JL map (data-independent: drawn from the seed and the input dimension only) and of the noise.
+        None draws from operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (2 * n_frequencies,)
+        w^Priv = Phi^T w-tilde in feature space, the release.
+    frequencies_ : ndarray of shape (n_frequencies, n_features)
+        omega_1..omega_D (data-independent, released with ``coef_``).
+    n_frequencies_theorem_ : int
+        The paper's D = m^2 log(2m / beta) for this m and beta.
+    n_components_ : int
+        k, the JL dimension used.
+    n_iter_ : int
+        T, the number of noisy gradient steps.
+    noise_sigma_ : float
+        sigma, the standard deviation of each step's Gaussian noise.
+    learning_rate_ : float
+        eta, the step size used.
+    data_norm_ : float
+        r = ``kernel_norm``, the feature norm.
+    epsilon_accounted_ : float
+        The epsilon of the T composed steps at delta, from the exact privacy curve (dp-accounting); at most
+        ``epsilon``.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is > 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : MarginState
+        The projected features and the calibration (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateMarginClassifier : Algorithm 2.
+
+    Notes
+    -----
+    Privacy: (epsilon, delta)-differential privacy for the replace-one neighbouring relation (m fixed), Algorithm 3
+    (Theorem 4.2).  No bound on ||x|| is needed: ||psi(x)|| = r for every x.  Released: ``coef_`` and the frequencies
+    (data-independent).  Assumptions: the labels lie in the public ``classes``; 0 < delta < 1/m and
+    0 < epsilon <= log(1/delta).  The DP-ERM step is **ours**, as in :class:`PrivateMarginClassifier` (noisy projected
+    subgradient descent composed exactly and calibrated by dp-accounting, floating-point safe).  Publish
+    :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 10))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)  # rows on the unit sphere: ||x|| <= r = 1
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> from dpkernels import PrivateKernelMarginClassifier
+    >>> clf = PrivateKernelMarginClassifier(epsilon=1.0, delta=1e-6, rho=0.1, n_frequencies=50,
+    ...                                     classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (1.0, 1e-06)
+    >>> clf.coef_.shape, clf.frequencies_.shape, clf.predict(X[:5]).shape
+    ((100,), (50, 10), (5,))
     """
 
     _release_attributes = ("coef_", "frequencies_", "n_frequencies_theorem_", "n_components_", "n_iter_", "noise_sigma_",
@@ -448,7 +649,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
     _lambda_factor = 2.0
     _beta_factor = 0.5
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, Lambda: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, rho: float = 0.1, weight_bound: float = 1.0,
                  kernel: str = "rbf", sigma: float = 1.0, kernel_norm: float = 1.0, n_frequencies: int = 500,
                  n_components: int | None = None, projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05,
                  n_iter: int | None = None, max_iter: int = 200, learning_rate: float | None = None,
@@ -456,7 +657,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_norm = kernel_norm
@@ -476,6 +677,20 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         return self.data_norm_ * rff_paired(X, self.frequencies_)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelMarginClassifier":
+        """Map the rows to random features and run Algorithm 2 on them (Algorithm 3).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         r = check_positive(self.kernel_norm, "kernel_norm")
         D = _check_int(self.n_frequencies, "n_frequencies")
@@ -494,7 +709,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
             "coef_ = Phi^T w-tilde in R^{2D} and the frequencies omega_1..omega_D (data-independent)",
             (f"K(x, x) = r^2 = {r * r:.6g}: ||psi(x)|| = r for every x (no bound on ||x|| needed)",
              f"D = {D} frequencies (Theorem 4.1's D for this m and beta: {self.n_frequencies_theorem_})",
-             f"Algorithm 2 is run with norm bound 2 Lambda = {2 * self.Lambda:g} and beta / 2"))
+             f"Algorithm 2 is run with norm bound 2 Lambda = {2 * self.weight_bound:g} and beta / 2"))
         self._void_if_data_derived()
         return self
 
@@ -552,32 +767,101 @@ class CoverState:
 
 
 class ExponentialMarginClassifier(_MarginBase):
-    """Algorithm 1 of Bassily, Mohri and Suresh (2022): pure epsilon-DP, the exponential mechanism over a cover of
-    B^k(2 Lambda) after a Rademacher JL map to k dimensions, run here for k = 1 to 3 only (exact enumeration).
+    """Bassily, Mohri and Suresh (2022) Algorithm 1: pure epsilon-DP by the exponential mechanism over a cover.
 
-    Steps: Phi (k x d, entries +-1/sqrt(k)), z_i = Phi x_i; C a grid gamma-cover of B^k(2 Lambda) (:func:`grid_cover`,
+    Phi (k x d, entries +-1/sqrt(k)), z_i = Phi x_i; C a grid gamma-cover of B^k(2 Lambda) (:func:`grid_cover`,
     gamma = rho / (10 r) unless ``cover_spacing`` is given); w-tilde drawn from C with P(c) proportional to
-    exp(-eps m R-hat^{rho'}(c) / 2) = exp(-eps count_c / 2), count_c = #{i : y_i <c, z_i> <= rho'} (sensitivity 1 in
-    counts, 1/m in the fraction) by :func:`dpkernels.lattice.exponential_mechanism_exact` (exact Gumbel-max: no
-    floating-point loss); release coef_ = Phi^T w-tilde.
-
-    The score's margin rho' is lost in the text: ``score_margin`` (default rho / 2) is ours.  The theorem's k
+    exp(-eps m R-hat^{rho'}(c) / 2) = exp(-eps count_c / 2), count_c = #{i : y_i <c, z_i> <= rho'}, exactly
+    (:func:`dpkernels.lattice.exponential_mechanism_exact`: Gumbel-max, no floating-point loss); release
+    ``coef_`` = Phi^T w-tilde.  Run here for k = 1 to 3 only (exact enumeration): the theorem's k
     (:func:`dpkernels.bounds.bassily.theorem_3_1_k`) is tens to hundreds and its cover astronomically large
-    (:func:`~dpkernels.bounds.bassily.algorithm_1_log10_cover_size`); k <= 3 is a reduced version, not the theorem's
-    algorithm.  Privacy does not depend on ||x|| <= r (counts have sensitivity 1 for any rows); r sets gamma.
+    (:func:`~dpkernels.bounds.bassily.algorithm_1_log10_cover_size`), so k <= 3 is a reduced version, not the
+    theorem's algorithm.
 
-    Attributes: coef_ (d,) ; cover_size_ ; n_components_ ; data_norm_ ; guarantee_.
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The privacy level epsilon (pure DP: delta = 0).
+    rho : float, default=0.5
+        The confidence margin rho, in (0, Lambda r]; sets the cover spacing.
+    weight_bound : float, default=1.0
+        The paper's Lambda, the norm bound: the cover spans B^k(2 Lambda).
+    data_norm : float or "data", default=1.0
+        r, a public bound on ||x|| (sets the cover spacing gamma = rho / (10 r); privacy does not depend on it).
+        ``"data"`` reads it from the data, explicitly: the fit is then NOT private.
+    clip : bool, default=False
+        Rows with ||x|| > r raise ``ValueError`` (False) or are rescaled onto B^d(r) with a
+        :class:`~dpkernels.ClippingWarning` (True).
+    n_components : int, default=1
+        k, the JL dimension, 1 to 3 (the cover grows as (1 + 40 Lambda r / rho)^k).
+    score_margin : float or None, default=None
+        rho', the margin of the score (lost in the text; ours): None takes rho / 2.
+    cover_spacing : float or None, default=None
+        gamma, the cover's resolution; None: rho / (10 r).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    keep_nonprivate : bool, default=False
+        Keep the cover and its scores as ``nonprivate_`` (evaluation only); the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of Phi (data-independent) and of the selection.  None draws from operating-system entropy; a seed is
+        for reproduction only.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Phi^T c for the selected cover point c, the release.
+    cover_size_ : int
+        The number of cover points.
+    n_components_ : int
+        k, the JL dimension.
+    data_norm_ : float
+        r, the norm bound used.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is > 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : CoverState
+        The cover and every point's score on the training data (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateMarginClassifier : Algorithm 2, (epsilon, delta)-DP and efficient.
+
+    Notes
+    -----
+    Privacy: pure epsilon-differential privacy (delta = 0) for the replace-one neighbouring relation, Algorithm 1 /
+    Theorem 3.1 (its privacy part): the score counts margin errors and changes by at most 1 when one example is
+    replaced, for any rows.  Released: ``coef_`` (and the public constants above); Phi and the cover are
+    data-independent.  Assumptions: the labels lie in the public ``classes``.  The score margin rho' and k <= 3 are
+    ours.  The sampling is exact (floating-point safe).  Publish :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 10))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)  # rows on the unit sphere: ||x|| <= r = 1
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> from dpkernels import ExponentialMarginClassifier
+    >>> clf = ExponentialMarginClassifier(epsilon=1.0, rho=0.5, n_components=2, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (1.0, 0.0)
+    >>> clf.coef_.shape, clf.n_components_, clf.predict(X[:5]).shape
+    ((10,), 2, (5,))
     """
 
     _release_attributes = ("coef_", "cover_size_", "n_components_", "data_norm_")
 
-    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, data_norm: float | str = DEFAULT_DATA_NORM,
+    def __init__(self, *, epsilon: float = 1.0, rho: float = 0.5, weight_bound: float = 1.0, data_norm: float | str = DEFAULT_DATA_NORM,
                  clip: bool = False, n_components: int = 1, score_margin: float | None = None,
                  cover_spacing: float | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon = epsilon
         self.rho = rho
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -588,10 +872,24 @@ class ExponentialMarginClassifier(_MarginBase):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ExponentialMarginClassifier":
+        """Score every cover point and draw one by the exponential mechanism (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         epsilon = check_epsilon(self.epsilon)
-        Lambda = check_positive(self.Lambda, "Lambda")
+        Lambda = check_positive(self.weight_bound, "weight_bound")
         rho = check_positive(self.rho, "rho")
         if rho > Lambda * r * (1.0 + 1e-12):
             raise ValueError(f"rho = {rho:g} must lie in (0, Lambda r] = (0, {Lambda * r:g}]")
@@ -640,26 +938,122 @@ class SelectionState:
 
 
 class PrivateMarginSelection(_MarginBase):
-    """A private choice of rho for Algorithm 2 over a data-independent grid (**ours**: the paper's Appendix F was not
-    recovered).
+    """A private choice of the margin rho for Bassily et al.'s Algorithm 2 over a data-independent grid (**ours**).
 
-    The rows are split (by a public random permutation) into a training part (1 - ``validation_fraction``) and a
-    disjoint validation part.  On the training part, Algorithm 2 is run once for every rho of ``rhos`` with one shared
-    JL map; the G candidates' G x T Gaussian steps are calibrated *jointly* so that their composition is exactly
-    (epsilon, delta)-DP (Gaussian DP: each step gets noise multiplier sqrt(G T) s, s the Gaussian mechanism's multiplier
-    at (epsilon, delta); :func:`calibrate_noisy_gd`).  On the validation part, the exponential mechanism with
-    ``epsilon_select`` (default epsilon) picks a candidate from its mistake counts (sensitivity 1), exactly sampled.
-    A replaced row is in one part only, so the release (the chosen model and its rho) is
-    (max(epsilon, epsilon_select), delta)-DP by parallel composition.
+    The paper's Appendix F was not recovered.  The rows are split (by a public random permutation) into a training
+    part (1 - ``validation_fraction``) and a disjoint validation part.  On the training part, Algorithm 2 is run once
+    for every rho of ``rhos`` with one shared JL map; the G candidates' G x T Gaussian steps are calibrated *jointly*
+    so that their composition is exactly (epsilon, delta)-DP (Gaussian DP: each step gets noise multiplier
+    sqrt(G T) s, s the Gaussian mechanism's multiplier at (epsilon, delta); :func:`calibrate_noisy_gd`).  On the
+    validation part, the exponential mechanism with ``epsilon_select`` picks a candidate from its mistake counts
+    (sensitivity 1), exactly sampled.
 
-    Attributes: coef_ ; rho_ (the chosen margin) ; selected_ (its index in rhos) ; and Algorithm 2's.
+    Parameters
+    ----------
+    rhos : sequence of float, default=(0.05, 0.1, 0.2, 0.4)
+        The candidate margins (public: chosen without the data), each in (0, Lambda r].
+    epsilon : float, default=1.0
+        The privacy level epsilon; 0 < epsilon <= log(1/delta) is enforced (Lemma 3.1).
+    delta : float, default=1e-6
+        The privacy level delta; 0 < delta < 1/m (m rows) is enforced (Lemma 3.1).
+    epsilon_select : float or None, default=None
+        The exponential mechanism's epsilon on the validation part; None: ``epsilon``.
+    validation_fraction : float, default=0.2
+        The fraction of rows in the validation part.
+    weight_bound : float, default=1.0
+        The paper's Lambda: the norm bound of the comparator class B^d(Lambda); w-tilde is sought in B^k(2 Lambda).
+    data_norm : float or "data", default=1.0
+        r, a public bound on ||x|| over all possible inputs (scale the rows into the unit ball, or pass
+        ``clip=True``).  ``"data"`` reads it from the data, explicitly: the fit is then NOT private
+        (``guarantee_.private`` False, epsilon infinite).
+    clip : bool, default=False
+        Rows with ||x|| > r raise ``ValueError`` (False) or are rescaled onto B^d(r) with a
+        :class:`~dpkernels.ClippingWarning` (True).  Privacy itself does not rely on ||x|| <= r (the JL images are
+        projected onto B^k(2r)); Theorem 3.2's accuracy does.
+    n_components : int or None, default=None
+        k, the JL dimension; None takes the paper's k (:func:`dpkernels.bounds.bassily.algorithm_2_k`, reconstructed,
+        O(m epsilon)) with ``k_constant`` and ``beta``.
+    projection : {"auto", "srht", "rademacher", "gaussian", "sparse"}, default="auto"
+        The JL map (:mod:`dpkernels.jl`; the paper's Lemma A.4 is not recovered).  ``"auto"``: dense Rademacher when
+        its matrix takes at most 256 MB, else the SRHT.
+    k_constant : float, default=1.0
+        The constant of the paper's k (ours: the O(.) hides it); used only when ``n_components`` is None.
+    beta : float, default=0.05
+        The theorem's confidence parameter (enters the paper's k only).
+    n_iter : int or None, default=None
+        T, the number of noisy gradient steps; None balances the two terms of the substitute's excess-risk bound
+        (:func:`dpkernels.bounds.bassily.noisy_gd_iterations`), capped to ``max_iter``.
+    max_iter : int, default=200
+        The cap on T when ``n_iter`` is None.
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    keep_nonprivate : bool, default=False
+        Keep the evaluation state ``nonprivate_`` (the projected rows); the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the JL map (data-independent: drawn from the seed and the input dimension only) and of the noise.
+        None draws from operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The selected candidate's w^Priv, the release.
+    rho_ : float
+        The selected margin.
+    selected_ : int
+        Its index in ``rhos``.
+    n_components_ : int
+        k, the JL dimension used.
+    n_iter_ : int
+        T, the number of noisy gradient steps.
+    noise_sigma_ : float
+        sigma of the selected candidate's steps.
+    data_norm_ : float
+        r, the norm bound used.
+    epsilon_accounted_ : float
+        The epsilon of all G x T composed steps at delta, from the exact privacy curve (dp-accounting); at most
+        ``epsilon``.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is > 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : SelectionState
+        The projected rows, every candidate and its validation mistakes (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateMarginClassifier : Algorithm 2 at one rho.
+
+    Notes
+    -----
+    Privacy: (max(epsilon, epsilon_select), delta)-differential privacy for the replace-one neighbouring relation:
+    a replaced row is in one part only, so the candidates' (epsilon, delta) and the selection's epsilon_select
+    combine by parallel composition.  Released: the chosen model, its rho and its index (and the public constants
+    above).  Assumptions: the labels lie in the public ``classes``; the grid ``rhos`` and the split are
+    data-independent; Lemma 3.1's conditions on the training part.  Publish :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 10))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)  # rows on the unit sphere: ||x|| <= r = 1
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> from dpkernels import PrivateMarginSelection
+    >>> sel = PrivateMarginSelection(rhos=(0.05, 0.1, 0.2), epsilon=1.0, delta=1e-6, classes=[0, 1]).fit(X, y)
+    >>> sel.guarantee_.epsilon, sel.guarantee_.delta
+    (1.0, 1e-06)
+    >>> sel.rho_ in (0.05, 0.1, 0.2), sel.predict(X[:5]).shape
+    (True, (5,))
     """
 
     _release_attributes = ("coef_", "rho_", "selected_", "n_components_", "n_iter_", "noise_sigma_", "data_norm_",
                            "epsilon_accounted_")
 
     def __init__(self, rhos: Sequence[float] = (0.05, 0.1, 0.2, 0.4), *, epsilon: float = 1.0, delta: float = 1e-6,
-                 epsilon_select: float | None = None, validation_fraction: float = 0.2, Lambda: float = 1.0,
+                 epsilon_select: float | None = None, validation_fraction: float = 0.2, weight_bound: float = 1.0,
                  data_norm: float | str = DEFAULT_DATA_NORM, clip: bool = False, n_components: int | None = None,
                  projection: str = "auto", k_constant: float = 1.0, beta: float = 0.05, n_iter: int | None = None,
                  max_iter: int = 200, classes: Sequence[Any] | None = None, keep_nonprivate: bool = False,
@@ -669,7 +1063,7 @@ class PrivateMarginSelection(_MarginBase):
         self.delta = delta
         self.epsilon_select = epsilon_select
         self.validation_fraction = validation_fraction
-        self.Lambda = Lambda
+        self.weight_bound = weight_bound
         self.data_norm = data_norm
         self.clip = clip
         self.n_components = n_components
@@ -683,6 +1077,20 @@ class PrivateMarginSelection(_MarginBase):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateMarginSelection":
+        """Run Algorithm 2 for every rho and select one privately on the validation part.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, ypm = self._validate(X, y)
         X, r = _data_norm(X, self.data_norm, self.clip)
         rhos = np.asarray(list(self.rhos), dtype=np.float64)
@@ -698,7 +1106,7 @@ class PrivateMarginSelection(_MarginBase):
             raise ValueError(f"n_samples = {m}: too few rows for a training and a validation part (validation_fraction = {frac})")
         order = public.permutation(m)  # a data-independent split
         tr, va = order[n_val:], order[:n_val]
-        base = PrivateMarginClassifier(epsilon=self.epsilon, delta=self.delta, rho=float(rhos.max()), Lambda=self.Lambda,
+        base = PrivateMarginClassifier(epsilon=self.epsilon, delta=self.delta, rho=float(rhos.max()), weight_bound=self.weight_bound,
                                        data_norm=r, n_components=self.n_components, projection=self.projection,
                                        k_constant=self.k_constant, beta=self.beta, max_iter=self.max_iter, n_iter=self.n_iter)
         mt = len(tr)

@@ -14,8 +14,8 @@ scikit-learn / diffprivlib parameter is C = 1 / (n Lambda).
 
 Guarantee: eps_p-differential privacy under the replace-one relation (Definition 2; Definition 3 for the
 Huber loss in Algorithm 2, Corollary 13), assuming a public label set of two classes (``classes``), ||x_i|| <= R
-for every possible input (R = ``data_norm``; the paper has R = 1), a convex loss with |l'| <= 1 (and
-|l''| <= c for Algorithm 2) and the exact minimiser (the solver certifies ||f - f_exact|| <= ``solver_tol`` x the
+for every possible input (R = ``data_norm``; the paper has R = 1), a convex loss with ``|l'| <= 1`` (and
+``|l''| <= c`` for Algorithm 2) and the exact minimiser (the solver certifies ||f - f_exact|| <= ``solver_tol`` x the
 sensitivity, else the fit refuses to release).  For R != 1 the calibration is our generalisation (see
 :func:`dpkernels.bounds.chaudhuri.theorem_9_parameters`).  Intercept: ``fit_intercept`` appends a constant feature
 s (penalised like f), so R becomes sqrt(R^2 + s^2); an unpenalised intercept is not offered because the proofs
@@ -217,6 +217,20 @@ class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         return self.classes_[(scores >= 0).astype(np.intp)]
 
@@ -258,13 +272,13 @@ class _ChaudhuriERM(_ReleaseClassifier):
     _smooth_losses = ("logistic", "huber", "smoothed_hinge")
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_")
 
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, loss: str = "logistic", h: float = 0.5,
+    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  tol: float | None = None, init: ArrayLike | None = None, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
-        self.Lambda = Lambda
+        self.alpha = alpha
         self.loss = loss
         self.h = h
         self.data_norm = data_norm
@@ -283,7 +297,7 @@ class _ChaudhuriERM(_ReleaseClassifier):
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
         X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         epsilon = check_epsilon(self.epsilon)
-        Lambda = check_positive(self.Lambda, "Lambda")
+        Lambda = check_positive(self.alpha, "alpha")
         R = check_positive(self.data_norm, "data_norm")
         check_positive(self.solver_tol, "solver_tol")
         if str(self.loss) not in self._smooth_losses:
@@ -332,6 +346,20 @@ class _ChaudhuriERM(_ReleaseClassifier):
 
     # prediction ------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:
+        """f_priv'x + ``intercept_`` (rows clipped to ``data_norm`` first when ``clip=True``).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         return self._augment(X) @ self.coef_ + self.intercept_
 
     @property
@@ -346,51 +374,131 @@ class _ChaudhuriERM(_ReleaseClassifier):
         return self._augment(X) @ coef + intercept
 
 
-_CLS_DOC = """
+class OutputPerturbation(_ChaudhuriERM):
+    """Chaudhuri et al. (2011) Algorithm 1 (sensitivity method): f_priv = argmin_f J(f, D) + b.
+
+    The regularised ERM minimiser f* = argmin J(f, D), J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2, plus
+    noise b with density proportional to exp(-beta ||b||) (||b|| ~ Gamma(d, 1/beta), uniform direction), beta =
+    n Lambda eps_p / (2R) (Theorem 6; Corollary 8 for the logistic loss).
+
     Parameters
     ----------
-    epsilon : float, keyword-only
-        eps_p.
-    Lambda : float
-        Regulariser of J (scikit-learn's C = 1 / (n Lambda)).
-    loss : {"logistic", "huber", "smoothed_hinge"}
-    h : float
-        Smoothing width of huber / smoothed_hinge (the paper's experiments: h = 0.5).
-    data_norm : float
-        R, a bound on ||x|| over all possible inputs (the paper: 1).
-    clip : bool
-        Rows with ||x|| > R raise ``ValueError`` (False) or are clipped with a ``ClippingWarning`` (True).
-    fit_intercept, intercept_scaling : bool, float
-        A penalised constant feature; R becomes sqrt(R^2 + s^2).
-    classes : sequence of two labels or None
-        The public label set (the first maps to -1, the second to +1).  None: {-1, +1} when the labels are -1/+1,
-        else inferred from y with a ``PrivacyLeakWarning``.
-    noise : {"lattice", "continuous"}
-        How the noise is drawn (see the module docstring); "continuous" warns.
-    solver_tol : float
-        The release is refused unless the solver certifies ||f - f_exact|| <= solver_tol x the sensitivity.
-    tol : float or None
+    epsilon : float, default=1.0
+        eps_p, the privacy level.
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
+        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
+        mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
+        :class:`PrivateTuning`.
+    loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
+        The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
+    h : float, default=0.5
+        The smoothing width h of the Huber and smoothed hinge losses (the paper's experiments: h = 0.5).
+    data_norm : float, default=1.0
+        R, a public bound on ||x|| over all possible inputs (the paper: R = 1).  Never read from the data.
+    clip : bool, default=False
+        Rows with ||x|| > R raise ``ValueError`` (False) or are rescaled onto the ball of radius R with a
+        :class:`~dpkernels.ClippingWarning` (True; a per-record map, no privacy cost; prediction clips alike).
+    fit_intercept : bool, default=False
+        Append a constant feature s = ``intercept_scaling``, penalised like f, so that R becomes sqrt(R^2 + s^2)
+        (an unpenalised intercept would break the strong convexity the proofs need).
+    intercept_scaling : float, default=1.0
+        s, the value of the constant feature (``fit_intercept=True`` only).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the noise is drawn (see Notes); ``"continuous"`` is NOT floating-point safe and warns with
+        :class:`~dpkernels.UnsafeNoiseWarning`.
+    solver_tol : float, default=1e-3
+        The release is refused (``RuntimeError``) unless the solver certifies ||f - f_exact|| <= solver_tol x the
+        sensitivity 2R / (n Lambda); the noise is calibrated at eps_p / (1 + 2 solver_tol), so that eps_p holds.
+    tol : float or None, default=None
         A tighter gradient-norm target for the solver (default: what ``solver_tol`` needs).
-    init : array or None
+    init : array-like of shape (n_features,) or None, default=None
         The solver's starting point (changes the speed, not the release).
-    keep_nonprivate : bool
-        Keep the non-private state ``nonprivate_`` for evaluation and audits (the object is then not a release).
-    random_state : numpy.random.Generator, int, SeedSequence or None
-        The noise source; None draws from operating-system entropy, a seed is for reproduction only.
-"""
+    keep_nonprivate : bool, default=False
+        Keep the non-private state ``nonprivate_`` for evaluation and audits (:meth:`sample_releases`,
+        :meth:`nonprivate_decision_function`); the object is then not a release (:meth:`release` drops it).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source.  None draws from operating-system entropy; a seed is for reproduction only (anyone who
+        knows it can subtract the noise; :meth:`release` drops it).
 
-
-class OutputPerturbation(_ChaudhuriERM):
-    """Algorithm 1 (sensitivity method): f_priv = argmin_f J(f, D) + b, ||b|| ~ Gamma(d, 2R / (n Lambda eps_p)).
-    """ + _CLS_DOC + """
     Attributes
     ----------
-    coef_, intercept_ : the release; beta_, sensitivity_ : public constants (n, Lambda, eps_p, R); guarantee_.
+    coef_ : ndarray of shape (n_features,)
+        f_priv, the release (without the intercept coordinate).
+    intercept_ : float
+        The released intercept (s times the noisy last coordinate with ``fit_intercept``, else 0.0).
+    beta_ : float
+        beta, the noise density's rate, calibrated at eps_p / (1 + 2 solver_tol) (public: n, Lambda, eps_p, R).
+    sensitivity_ : float
+        The L2 sensitivity 2R / (n Lambda) of f* (Corollary 8).
+    noise_to_solution_ : float
+        The noise's expected norm d / beta over the largest norm f* can have (both public); above 1 a
+        :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : EvaluationState
+        The non-private minimiser and the training data (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    ObjectivePerturbation : Algorithm 2, usually more accurate at the same eps_p.
+    PrivateKernelERM : either algorithm on random features of the Gaussian kernel (Algorithm 3).
+    PrivateTuning : a private choice of Lambda (Algorithm 4).
+
+    Notes
+    -----
+    Privacy: eps_p-differential privacy (delta = 0) for the replace-one neighbouring relation (Definition 2: data
+    sets of the same size n differing in one example), Theorem 6.  Released: ``coef_`` and ``intercept_`` (with
+    the public constants above).  Assumptions: the labels lie in the public ``classes``; ||x|| <= R for every
+    possible input; a convex, differentiable loss with ``|l'| <= 1``; the exact minimiser (the solver certifies
+    ||f - f_exact|| <= solver_tol x the sensitivity, else ``fit`` raises ``RuntimeError``; the calibration at
+    eps_p / (1 + 2 solver_tol) covers the certified error, so ``guarantee_.epsilon`` is the level that holds).  For
+    R != 1 the calibration is our generalisation of the paper's.  The default noise (``noise="lattice"``) is the
+    exact rounding of f* + b to a public grid (:mod:`dpkernels.lattice`), so Theorem 6 holds for the released doubles.
+    A fitted object holds its parameters, including a seed given as ``random_state``: publish :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> from dpkernels import OutputPerturbation
+    >>> clf = OutputPerturbation(epsilon=1.0, alpha=0.1, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (1.0, 0.0)
+    >>> clf.guarantee_.statement
+    'Chaudhuri et al. (2011) Theorem 6 / Corollary 8'
+    >>> clf.coef_.shape, clf.predict(X[:5]).shape, clf.predict_proba(X[:5]).shape
+    ((3,), (5,), (5, 2))
+    >>> published = clf.release()  # no seed, no non-private state
     """
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_", "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
+        """Minimise J(f, D) (certified) and release f* + b (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = design.shape
         self.sensitivity_ = 2.0 * R / (n * Lambda)
@@ -426,20 +534,140 @@ class OutputPerturbation(_ChaudhuriERM):
 
 
 class ObjectivePerturbation(_ChaudhuriERM):
-    """Algorithm 2 (objective perturbation): f_priv = argmin_f J(f, D) + (1/n) b'f + (Delta/2)||f||^2.
+    """Objective perturbation (Chaudhuri et al. 2011, Algorithm 2): f_priv = argmin J(f, D) + b'f/n + Delta||f||^2/2.
 
-    The loss's curvature bound c (logistic 1/4, Huber 1/(2h), smoothed hinge 3/(4h)) enters eps' and Delta
-    (Theorem 9 and Corollaries 11-13).
-    """ + _CLS_DOC + """
+    J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2 is perturbed by a random linear term, b with density
+    proportional to exp(-beta ||b||).  Theorem 9 sets eps' = eps_p - 2 log(1 + c R^2 / (n Lambda)); if eps' > 0,
+    Delta = 0 and beta = eps' / (2R), else Delta = c R^2 / (n (e^{eps_p/4} - 1)) - Lambda and beta = eps_p / (4R)
+    (:func:`dpkernels.bounds.chaudhuri.theorem_9_parameters`).  The loss's curvature bound c (logistic 1/4,
+    Corollary 11; smoothed hinge 3/(4h), Corollary 12; Huber 1/(2h), Corollary 13) enters eps' and Delta.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        eps_p, the privacy level.
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
+        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
+        mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
+        :class:`PrivateTuning`.
+    loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
+        The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
+    h : float, default=0.5
+        The smoothing width h of the Huber and smoothed hinge losses (the paper's experiments: h = 0.5).
+    data_norm : float, default=1.0
+        R, a public bound on ||x|| over all possible inputs (the paper: R = 1).  Never read from the data.
+    clip : bool, default=False
+        Rows with ||x|| > R raise ``ValueError`` (False) or are rescaled onto the ball of radius R with a
+        :class:`~dpkernels.ClippingWarning` (True; a per-record map, no privacy cost; prediction clips alike).
+    fit_intercept : bool, default=False
+        Append a constant feature s = ``intercept_scaling``, penalised like f, so that R becomes sqrt(R^2 + s^2)
+        (an unpenalised intercept would break the strong convexity the proofs need).
+    intercept_scaling : float, default=1.0
+        s, the value of the constant feature (``fit_intercept=True`` only).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the noise is drawn (see Notes); ``"continuous"`` is NOT floating-point safe and warns with
+        :class:`~dpkernels.UnsafeNoiseWarning`.
+    solver_tol : float, default=1e-3
+        With ``noise="continuous"``: the release is refused (``RuntimeError``) unless the solver certifies
+        ||f - f_exact|| <= solver_tol x the sensitivity 2R / (n (Lambda + Delta)).  With ``noise="lattice"`` the solve
+        is certified to the public gradient target of :mod:`dpkernels.argmin_release` instead; ``solver_tol`` then
+        sets only the accuracy of the non-private solve kept with ``keep_nonprivate``.
+    tol : float or None, default=None
+        A tighter gradient-norm target for the solver with ``noise="continuous"`` (default: what ``solver_tol``
+        needs).
+    init : array-like of shape (n_features,) or None, default=None
+        The solver's starting point (changes the speed, not the release).
+    keep_nonprivate : bool, default=False
+        Keep the non-private state ``nonprivate_`` for evaluation and audits (:meth:`sample_releases`,
+        :meth:`nonprivate_decision_function`); the object is then not a release (:meth:`release` drops it).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source.  None draws from operating-system entropy; a seed is for reproduction only (anyone who
+        knows it can subtract the noise; :meth:`release` drops it).
+
     Attributes
     ----------
-    coef_, intercept_ : the release; params_ : (eps', Delta, beta, branch), public constants; guarantee_.
+    coef_ : ndarray of shape (n_features,)
+        f_priv, the release (without the intercept coordinate).
+    intercept_ : float
+        The released intercept (s times the last coordinate with ``fit_intercept``, else 0.0).
+    params_ : ObjectivePerturbationParameters
+        Theorem 9's eps', Delta, beta and branch (public constants).
+    release_grid_ : float or None
+        The spacing of the public grid the release is rounded to (``noise="lattice"``), else None.
+    noise_to_solution_ : float
+        The noise's expected effect d / (beta n (Lambda + Delta)) over the largest norm the unperturbed minimiser
+        can have (both public); above 1 a :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : EvaluationState
+        The non-private minimiser and the training data (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    OutputPerturbation : Algorithm 1 (noise added to the minimiser).
+    PrivateKernelERM : either algorithm on random features of the Gaussian kernel (Algorithm 3).
+    PrivateTuning : a private choice of Lambda (Algorithm 4).
+    dpkernels.argmin_release : the floating-point-safe release of a perturbed minimiser and its delta.
+
+    Notes
+    -----
+    Privacy: (eps_p, delta)-differential privacy for the replace-one neighbouring relation (Definition 2;
+    Definition 3 for the Huber loss), Theorem 9 with Corollaries 11-13.  delta comes from floating point only:
+    with ``noise="lattice"`` (the default) the noise b is an exact draw enclosed in floating point, the solve is
+    certified to a public gradient target and the minimiser is rounded to a public grid with a uniform random offset
+    (:mod:`dpkernels.argmin_release`); the release then differs from the rounded exact mechanism with probability at
+    most delta0, so delta = (1 + e^eps_p) delta0 (about 1e-9 to 1e-6, stated in ``guarantee_.delta``).  With
+    ``noise="continuous"`` (the paper's sampler and a float64 solve) the stated delta is 0 but the release is NOT
+    floating-point safe: the float64 argmin identifies the data set it was computed from (for reproducing the
+    paper only).  Released: ``coef_`` and ``intercept_`` (with the public constants above).  Assumptions: the labels
+    lie in the public ``classes``; ||x|| <= R for every possible input; a convex loss with ``|l'| <= 1`` and
+    ``|l''| <= c``.  For R != 1 the calibration is our generalisation of the paper's.  A fitted object holds its
+    parameters, including a seed given as ``random_state``: publish :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> from dpkernels import ObjectivePerturbation
+    >>> clf = ObjectivePerturbation(epsilon=1.0, alpha=0.1, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta < 1e-6
+    (1.0, True)
+    >>> clf.guarantee_.statement
+    'Chaudhuri et al. (2011) Theorem 9 / Corollary 11'
+    >>> clf.coef_.shape, clf.predict(X[:5]).shape, clf.predict_proba(X[:5]).shape
+    ((3,), (5,), (5, 2))
+    >>> published = clf.release()  # no seed, no non-private state
     """
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_", "release_grid_",
                                                       "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
+        """Release the minimiser of the perturbed objective (Algorithm 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         design, loss, epsilon, Lambda, R, rng = self._prepare(X, y)
         n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
@@ -493,10 +721,10 @@ class ObjectivePerturbation(_ChaudhuriERM):
         rng = check_random_state(random_state)
         R = math.sqrt(self.data_norm**2 + self.intercept_scaling**2) if self.fit_intercept else float(self.data_norm)
         if self.noise == "lattice":
-            return fp_safe_objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, int(n_draws), rng,
+            return fp_safe_objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, int(n_draws), rng,
                                               data_norm=R, center=ev.solution.coef)[0]
         unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, rng)
-        return objective_releases(ev.design, ev.loss, float(self.Lambda), self.params_, unit, data_norm=R,
+        return objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, unit, data_norm=R,
                                   solver_tol=self.solver_tol, center=ev.solution.coef, tol=self.tol)
 
 
@@ -511,29 +739,111 @@ def _nonprivate(design: Design, loss: MarginLoss, lam: float, gtol: float, w0: A
 
 
 class PrivateKernelERM(_ReleaseClassifier):
-    """Algorithm 3: Algorithm 1 or 2 on random features of the Gaussian kernel exp(-gamma ||x - x'||^2).
+    """Chaudhuri et al. (2011) Algorithm 3: Algorithm 1 or 2 on random features of the Gaussian kernel.
 
-    The features are sqrt(2/D) cos(w'x + psi) with w ~ N(0, 2 gamma I), psi ~ U[-pi, pi].  Their norm can
-    reach sqrt(2) > 1 (ERRATA C1 / E10), which the privacy proofs do not allow; ``feature_scale="unit"`` (default)
-    divides them by sqrt(2) so that ||v(x)|| <= 1 always holds; ``feature_scale="paper"`` keeps the paper's map
-    and calibrates with R = sqrt(2) instead.  Either way the feature norm is bounded for *every* input, so no
-    bound on ||x|| is needed for privacy (Theorem 22's ||x|| <= 1 serves the utility results of Section 5 only):
-    this estimator therefore has no ``data_norm`` or ``clip``.  Released: ``coef_`` (f_priv in feature space),
-    ``frequencies_`` and ``phases_`` (data-independent).  Other parameters as :class:`ObjectivePerturbation`.
+    The Gaussian kernel exp(-||x - x'||^2 / (2 sigma^2)) (the paper's exp(-gamma ||x - x'||^2), gamma = 1 / (2 sigma^2))
+    is approximated by D random features v(x) = sqrt(2/D) cos(w'x + psi) with w ~ N(0, I / sigma^2) and
+    psi ~ U[-pi, pi] (the "pre-filter", data-independent), and :class:`OutputPerturbation`
+    or :class:`ObjectivePerturbation` is run on v(x).  The paper's features can reach ||v(x)|| = sqrt(2) > 1 (ERRATA
+    C1 / E10), which its privacy proofs do not allow: ``feature_scale="unit"`` (default) divides them by sqrt(2);
+    ``"paper"`` keeps them and calibrates with R = sqrt(2).  Either way ||v(x)|| is bounded for *every* input, so no
+    bound on ||x|| is needed for privacy (Theorem 22's ||x|| <= 1 serves the utility results of Section 5 only): this
+    estimator has no ``data_norm`` or ``clip``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        eps_p, the privacy level.
+    alpha : float, default=1e-3
+        The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'v(x_i)) + (Lambda/2)||f||^2 in feature space;
+        scikit-learn's C = 1 / (n Lambda).
+    algorithm : {"objective", "output"}, default="objective"
+        Run Algorithm 2 (:class:`ObjectivePerturbation`) or Algorithm 1 (:class:`OutputPerturbation`) on the features.
+    loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
+        The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
+    h : float, default=0.5
+        The smoothing width h of the Huber and smoothed hinge losses.
+    sigma : float, default=sqrt(1/2)
+        The kernel width in exp(-||x - x'||^2 / (2 sigma^2)) (public, chosen without the data); the paper's and
+        scikit-learn's gamma is 1 / (2 sigma^2) (the default is gamma = 1).
+    n_components : int, default=100
+        D, the number of random features.
+    feature_scale : {"unit", "paper"}, default="unit"
+        ``"unit"``: features divided by sqrt(2), so ||v(x)|| <= 1; ``"paper"``: the paper's map, R = sqrt(2).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the noise is drawn (as in :class:`OutputPerturbation` / :class:`ObjectivePerturbation`);
+        ``"continuous"`` is NOT floating-point safe and warns.
+    solver_tol : float, default=1e-3
+        The solver certification passed to the inner estimator.
+    keep_nonprivate : bool, default=False
+        Keep the inner fit's non-private state as ``nonprivate_`` (evaluation only; the object is then not a release).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the features (data-independent: drawn from the seed and the input dimension only) and of the
+        noise.  None draws from operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_components,)
+        f_priv in feature space, the release.
+    frequencies_ : ndarray of shape (n_components, n_features)
+        The frequencies w_j (data-independent, released with ``coef_``).
+    phases_ : ndarray of shape (n_components,)
+        The phases psi_j (data-independent, released with ``coef_``).
+    feature_norm_ : float
+        The bound on ||v(x)|| used as R (1 or sqrt(2)).
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : EvaluationState
+        The inner fit's non-private minimiser and features (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateSVM : Rubinstein et al.'s random-feature SVM with Laplace noise.
+    dpkernels.random_features.RandomFourierFeatures : the feature map (``variant="phase"``).
+
+    Notes
+    -----
+    Privacy: the inner algorithm's guarantee (eps_p-DP for Algorithm 1; (eps_p, delta)-DP with a floating-point
+    delta of about 1e-9 to 1e-6 for Algorithm 2, see :class:`ObjectivePerturbation`) for the replace-one neighbouring
+    relation, Theorem 22.  Released: ``coef_`` and the frequencies and phases (data-independent, so they cost no
+    privacy).  Assumptions: the labels lie in the public ``classes``; the inner algorithm's assumptions with
+    R = ``feature_norm_``, which holds for every input.  Publish :meth:`release`, which holds no seed and no
+    non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateKernelERM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))  # any finite inputs: the features are bounded for every x
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1, 0)
+    >>> clf = PrivateKernelERM(epsilon=1.0, alpha=0.1, sigma=0.7, n_components=50, classes=[0, 1]).fit(X, y)
+    >>> clf.guarantee_.statement
+    'Chaudhuri et al. (2011) Theorem 22 (Algorithm 3 with Theorem 9 / Corollary 11)'
+    >>> clf.coef_.shape, clf.frequencies_.shape, clf.predict(X[:5]).shape
+    ((50,), (50, 3), (5,))
+    >>> published = clf.release()
     """
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_")
 
-    def __init__(self, *, epsilon: float = 1.0, Lambda: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
-                 h: float = 0.5, gamma: float = 1.0, n_components: int = 100, feature_scale: str = "unit",
+    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
+                 h: float = 0.5, sigma: float = math.sqrt(0.5), n_components: int = 100, feature_scale: str = "unit",
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon = epsilon
-        self.Lambda = Lambda
+        self.alpha = alpha
         self.algorithm = algorithm
         self.loss = loss
         self.h = h
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
         self.feature_scale = feature_scale
         self.classes = classes
@@ -548,6 +858,20 @@ class PrivateKernelERM(_ReleaseClassifier):
         return scale * np.cos(X @ self.frequencies_.T + self.phases_)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelERM":
+        """Draw the random features (data-independent) and run Algorithm 1 or 2 on them (Algorithm 3).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, _, ypm = _fit_inputs(self, X, y, self.classes)
         check_noise(self.noise)
         if self.algorithm not in ("objective", "output"):
@@ -557,14 +881,14 @@ class PrivateKernelERM(_ReleaseClassifier):
         if not isinstance(self.n_components, (int, np.integer)) or self.n_components < 1:
             raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}")
         rng = self._noise_rng(X, ypm)
-        sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
+        sigma = check_positive(self.sigma, "sigma")
         rff = RandomFourierFeatures("rbf", sigma, int(self.n_components), variant="phase",
                                     scale_to_unit_ball=self.feature_scale == "unit",
                                     random_state=self._public_rng(X.shape[1])).fit(X)
         self.frequencies_, self.phases_ = rff.frequencies_, rff.phases_
         self.feature_norm_ = rff.max_feature_norm
         cls = ObjectivePerturbation if self.algorithm == "objective" else OutputPerturbation
-        inner = cls(epsilon=self.epsilon, Lambda=self.Lambda, loss=self.loss, h=self.h, data_norm=self.feature_norm_,
+        inner = cls(epsilon=self.epsilon, alpha=self.alpha, loss=self.loss, h=self.h, data_norm=self.feature_norm_,
                     classes=self.classes, noise=self.noise, solver_tol=self.solver_tol,
                     keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(self._features(X), y)
         self.classes_ = inner.classes_
@@ -585,32 +909,108 @@ class PrivateKernelERM(_ReleaseClassifier):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
+        """f_priv'v(x), the released function on the random features of x.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         return self._features(_predict_inputs(self, X)) @ self.coef_
 
 
 class PrivateTuning(_ReleaseClassifier):
-    """Algorithm 4: private choice of Lambda by the exponential mechanism over disjoint parts.
+    """Chaudhuri et al. (2011) Algorithm 4: a private choice of Lambda by the exponential mechanism.
 
-    D is split into m + 1 disjoint parts (m = len(Lambdas) equal training parts and a validation part of
-    ``validation_size`` rows, default n / (m + 1); the paper's Figures 4-5 use 25,000); learner i is ``estimator``
-    with Lambda_i, trained on part i with the same epsilon; z_i = mistakes on the validation part; index i is drawn
-    with probability proportional to exp(-eps_p z_i / 2) (exactly: :func:`dpkernels.lattice.exponential_mechanism_exact`).
-    Theorem 26: eps_p-DP (parallel composition over the disjoint parts + the exponential mechanism; z_i has
-    sensitivity 1 under replace-one).
+    D is split (by a data-independent random permutation) into m + 1 disjoint parts: m = len(alphas) equal training
+    parts and a validation part of ``validation_size`` rows.  Learner i is ``estimator`` with alpha_i (the paper's Lambda_i), trained on
+    part i with the whole eps_p; z_i is its number of mistakes on the validation part; index i is drawn with
+    probability proportional to exp(-eps_p z_i / 2), exactly (:func:`dpkernels.lattice.exponential_mechanism_exact`).
 
-    Released: the selected model only (``best_estimator_``, itself a release, its ``coef_``, and its index
-    ``selected_`` and regulariser ``Lambda_``, which the model reveals anyway).  The validation counts and the other m - 1 models are
-    not kept (the counts alone are not private); with ``keep_nonprivate=True`` (evaluation only) ``nonprivate_``
-    (:class:`TuningEvaluation`) holds both.
+    Parameters
+    ----------
+    estimator : OutputPerturbation, ObjectivePerturbation or None, default=None
+        The private learner (any estimator taking ``epsilon``, ``alpha`` and ``random_state``); None:
+        ``ObjectivePerturbation()``.  Its other parameters (loss, bound, ...) are kept.
+    alphas : sequence of float, default=(1e-3, 1e-2, 1e-1)
+        The m candidate regularisers (the paper's Lambdas; public: chosen without the data).
+    epsilon : float, default=1.0
+        eps_p, used by every learner (each on its own part) and by the exponential mechanism.
+    validation_size : int or None, default=None
+        Rows of the validation part; None: n / (m + 1) (the paper's Figures 4-5 use 25,000).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    keep_nonprivate : bool, default=False
+        Keep the validation mistakes and the unselected models as ``nonprivate_`` (evaluation only; the object is
+        then not a release).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the split (data-independent), the learners' noise and the selection.  None draws from
+        operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The selected private classifier (itself a release).
+    selected_ : int
+        Its index in ``alphas``.
+    alpha_ : float
+        Its regulariser (which the model reveals anyway).
+    coef_ : ndarray of shape (n_features,)
+        ``best_estimator_.coef_``.
+    classes_ : ndarray of shape (2,)
+        The public label set.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : TuningEvaluation
+        The candidates' validation mistakes and the m - 1 unselected models (``keep_nonprivate=True`` only; NOT
+        private: the counts alone are not).
+
+    See Also
+    --------
+    OutputPerturbation, ObjectivePerturbation : the learners.
+
+    Notes
+    -----
+    Privacy: eps_p-differential privacy for the replace-one neighbouring relation, Theorem 26: by parallel
+    composition over the disjoint parts (a replaced row changes one learner, or only the validation scores) and the
+    exponential mechanism (z_i has sensitivity 1).  The stated (epsilon, delta) is the largest of eps_p and the
+    learners' own levels, with their largest delta (the floating-point delta of :class:`ObjectivePerturbation`).
+    Released: the selected model, its index and its Lambda; nothing about the other candidates.  Assumptions: the
+    candidate alphas and the labels' set ``classes`` are public; each learner's own assumptions.  Publish
+    :meth:`release`, which holds no seed and no non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import ObjectivePerturbation, PrivateTuning
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> tuned = PrivateTuning(ObjectivePerturbation(), alphas=[0.1, 0.3, 1.0], epsilon=1.0, classes=[0, 1]).fit(X, y)
+    >>> tuned.guarantee_.statement
+    'Chaudhuri et al. (2011) Theorem 26'
+    >>> tuned.alpha_ in (0.1, 0.3, 1.0), tuned.predict(X[:5]).shape
+    (True, (5,))
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("best_estimator_", "selected_", "Lambda_", "coef_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("best_estimator_", "selected_", "alpha_", "coef_")
 
-    def __init__(self, estimator: BaseEstimator | None = None, Lambdas: Sequence[float] = (1e-3, 1e-2, 1e-1), *,
+    def __init__(self, estimator: BaseEstimator | None = None, alphas: Sequence[float] = (1e-3, 1e-2, 1e-1), *,
                  epsilon: float = 1.0, validation_size: int | None = None, classes: Sequence[Any] | None = None,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.estimator = estimator
-        self.Lambdas = Lambdas
+        self.alphas = alphas
         self.epsilon = epsilon
         self.validation_size = validation_size
         self.classes = classes
@@ -618,17 +1018,31 @@ class PrivateTuning(_ReleaseClassifier):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateTuning":
+        """Train one learner per Lambda on disjoint parts and select one privately (Algorithm 4).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         y = np.asarray(y)
         epsilon = check_epsilon(self.epsilon)
         rng = self._noise_rng(X, ypm)
-        lambdas = [check_positive(lam, "Lambdas[i]") for lam in self.Lambdas]
+        lambdas = [check_positive(lam, "alphas[i]") for lam in self.alphas]
         m = len(lambdas)
         if m < 1:
-            raise ValueError("Lambdas must not be empty")
+            raise ValueError("alphas must not be empty")
         base = ObjectivePerturbation() if self.estimator is None else self.estimator
-        if not {"epsilon", "Lambda", "random_state"} <= set(base.get_params()):
-            raise ValueError("estimator must take epsilon, Lambda and random_state (a Chaudhuri mechanism)")
+        if not {"epsilon", "alpha", "random_state"} <= set(base.get_params()):
+            raise ValueError("estimator must take epsilon, alpha and random_state (a Chaudhuri mechanism)")
         n = X.shape[0]
         n_val = n // (m + 1) if self.validation_size is None else int(self.validation_size)
         n_part = (n - n_val) // m
@@ -639,7 +1053,7 @@ class PrivateTuning(_ReleaseClassifier):
         models, mistakes = [], []
         for i, lam in enumerate(lambdas):
             part = order[i * n_part:(i + 1) * n_part]
-            est = clone(base).set_params(epsilon=epsilon, Lambda=lam, classes=list(self.classes_),
+            est = clone(base).set_params(epsilon=epsilon, alpha=lam, classes=list(self.classes_),
                                          keep_nonprivate=self.keep_nonprivate, random_state=rng)
             est.fit(X[part], y[part])
             est.random_state = None  # the shared generator is not part of any release
@@ -647,7 +1061,7 @@ class PrivateTuning(_ReleaseClassifier):
             mistakes.append(int(np.sum(est.predict(X[val]) != y[val])))
         self.selected_ = lattice.exponential_mechanism_exact(-np.asarray(mistakes, dtype=np.float64), epsilon, 1.0, rng)
         self.best_estimator_ = models[self.selected_]
-        self.Lambda_ = lambdas[self.selected_]
+        self.alpha_ = lambdas[self.selected_]
         self.coef_ = self.best_estimator_.coef_
         if self.keep_nonprivate:
             self.nonprivate_ = TuningEvaluation(np.asarray(mistakes, dtype=np.float64),
@@ -659,7 +1073,7 @@ class PrivateTuning(_ReleaseClassifier):
         self.guarantee_ = Guarantee(
             epsilon=eps_total, delta=delta_total, neighbouring=REPLACE_ONE, statement="Chaudhuri et al. (2011) Theorem 26",
             released="the selected private classifier, its index and its Lambda (nothing about the other candidates)",
-            assumptions=("the candidate Lambdas do not depend on the private data",
+            assumptions=("the candidate alphas do not depend on the private data",
                          "each learner is (eps_i, delta_i)-DP on its part (their guarantees; the maximum is stated)",
                          "mistake counts have sensitivity 1 (one row of the validation part)",
                          f"labels in the public set classes = {self.classes_.tolist()}"),
@@ -669,5 +1083,19 @@ class PrivateTuning(_ReleaseClassifier):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
+        """The selected model's decision function.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         X = _predict_inputs(self, X)
         return self.best_estimator_.decision_function(X)

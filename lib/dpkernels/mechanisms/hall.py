@@ -21,7 +21,7 @@ folded into the calibration (:func:`float_margins`):
   Strassen-type products) and ||K^ - K||_2 <= M k0 delta_K (kernel entries computed from direct differences
   (scipy's cdist) and exp, relative accuracy delta_K); the object refuses more than ``max_points`` points and the
   jitter must leave tau_eff = tau - ||E|| - ||K^ - K|| >= tau / 2, so that A A' >= K + (tau/2) I;
-* the mean's float error |m(x) - f_X(x)| <= e (a data-independent bound: pairwise summation of n terms of size
+* the mean's float error ``|m(x) - f_X(x)| <= e`` (a data-independent bound: pairwise summation of n terms of size
   <= W k0) moves the Mahalanobis distance of neighbouring means by at most 2 sqrt(M) e / sqrt(tau_eff), which is
   added to the RKHS sensitivity before calibration (``sensitivity_`` is the sum).
 
@@ -107,7 +107,12 @@ DEFAULT_GRID = {1: 257, 2: 33, 3: 13}
 
 
 class CalibrationWarning(RuntimeWarning):
-    """A calibration does not deliver the (epsilon, delta) it was asked for (e.g. Proposition 1.1 at a large epsilon)."""
+    """A calibration does not deliver the (epsilon, delta) it was asked for (e.g. Proposition 1.1 at a large epsilon).
+
+    Raised as a warning by ``calibration="hall"`` when Proposition 1.1's noise falls short of (epsilon, delta); the
+    guarantee then states the delta that holds (larger than the one asked for).  ``calibration="analytic"`` (the
+    default) never falls short.
+    """
 
 
 def _gamma(k: float) -> float:
@@ -146,16 +151,16 @@ class GaussianKernel:
         return out if k0 == 1.0 else out * k0
 
     def entry_error(self, d: int) -> float:
-        """A bound on |K^(x, y) - K(x, y)| / k0 for one computed entry: the argument a = r2 / (2 sigma^2) has relative
-        error <= (d + 4) u, |d exp(-a)| <= a e^{-a} |da/a| <= |da/a| / e, exp itself <= _EXP_REL, k0 and the product
-        (d / 2 + 6) u."""
+        """A bound on ``|K^(x, y) - K(x, y)| / k0`` for one computed entry: the argument a = r2 / (2 sigma^2) has
+        relative error <= (d + 4) u, ``|d exp(-a)| <= a e^{-a} |da/a| <= |da/a| / e``, exp itself <= _EXP_REL, k0 and
+        the product (d / 2 + 6) u."""
         return (d + 4) * _U + _EXP_REL + (d / 2 + 6) * _U
 
 
 def kernel_expansion(kernel: GaussianKernel, points: Array, centers: Array, coef: Array | float) -> Array:
     """sum_j coef_j K(centers_j, x) at every point x, summed pairwise (depth ceil(log2 n)) so that the float error is
-    at most (gamma_{depth + 2} + entry_error) k0 sum_j |coef_j| (:func:`expansion_error`).  ``coef`` may be a scalar
-    (the same weight for every centre, e.g. 1/n for the KDE)."""
+    at most (gamma_{depth + 2} + entry_error) k0 ``sum_j |coef_j|`` (:func:`expansion_error`).  ``coef`` may be a
+    scalar (the same weight for every centre, e.g. 1/n for the KDE)."""
     points = np.atleast_2d(points)
     n = centers.shape[0]
     out = np.empty(points.shape[0])
@@ -175,8 +180,8 @@ def kernel_expansion(kernel: GaussianKernel, points: Array, centers: Array, coef
 
 
 def expansion_error(kernel: GaussianKernel, d: int, n: int, coef_l1: float) -> float:
-    """The data-independent bound on |kernel_expansion(...)(x) - sum_j coef_j K(centers_j, x)| when sum |coef_j| <=
-    ``coef_l1`` (exact real coefficients; the products and the pairwise sum add gamma_{depth + 2})."""
+    """The data-independent bound on ``|kernel_expansion(...)(x) - sum_j coef_j K(centers_j, x)|`` when
+    ``sum |coef_j| <= coef_l1`` (exact real coefficients; the products and the pairwise sum add gamma_{depth + 2})."""
     depth = max(0, math.ceil(math.log2(max(n, 1))))
     return kernel.k0(d) * coef_l1 * (_gamma(depth + 2) + kernel.entry_error(d)) * (1.0 + 2.0**-40)
 
@@ -193,7 +198,7 @@ class FloatMargins:
     cholesky_error: float  #: bound on ||A A' - (K^ + tau I)||_2 at max_points
     gram_error: float  #: bound on ||K^ - K||_2 at max_points
     tau_eff: float  #: A A' >= K + tau_eff I
-    mean_error: float  #: bound on |m(x) - f_X(x)| per point
+    mean_error: float  #: bound on ``|m(x) - f_X(x)|`` per point
     sensitivity_float: float  #: 2 sqrt(M) mean_error / sqrt(tau_eff), added to the sensitivity
 
 
@@ -255,13 +260,62 @@ class GaussianRelease:
 def gaussian_mechanism(value: ArrayLike, *, epsilon: float, delta: float, sensitivity: float,
                        covariance_factor: ArrayLike | None = None, calibration: str = "analytic",
                        noise: str = "lattice", random_state: object = None) -> GaussianRelease:
-    """Proposition 1.1: release v + s A z, z ~ N(0, I), when ||(A A')^{-1/2}(v_X - v_X')||_2 <= ``sensitivity``.
+    """Hall et al. (2013) Proposition 1.1: the Gaussian mechanism, v + s A z with z ~ N(0, I).
 
-    ``covariance_factor`` A (default: the identity) is taken as the exact real matrix it holds, so Sigma = A A' is
-    the covariance actually used: state the sensitivity for that Sigma (a Cholesky factor of a covariance carries
-    rounding error; :class:`GaussianProcessRelease` shows how to dominate it with a jitter).  ``value`` is the float
-    vector the caller computed; its sensitivity is the caller's statement.  Default noise: exact rounding to the grid
-    (:mod:`dpkernels.lattice`)."""
+    Releases a vector v_X whose Mahalanobis sensitivity ||(A A')^{-1/2}(v_X - v_X')||_2 is at most ``sensitivity``
+    for all neighbouring data sets, with noise s A z calibrated to (epsilon, delta).
+
+    Parameters
+    ----------
+    value : array-like
+        v_X, the vector to release (flattened), as the caller computed it.  Its sensitivity is the caller's statement.
+    epsilon : float
+        The privacy level epsilon (keyword-only).
+    delta : float
+        The privacy level delta, in (0, 1) (keyword-only).
+    sensitivity : float
+        Delta, the bound on ||(A A')^{-1/2}(v_X - v_X')||_2 over neighbours (keyword-only).
+    covariance_factor : array-like of shape (len(value), k) or None, default=None
+        A, taken as the exact real matrix it holds, so that Sigma = A A' is the covariance actually used: state the
+        sensitivity for that Sigma (a Cholesky factor of a covariance carries rounding error;
+        :class:`GaussianProcessRelease` shows how to dominate it with a jitter).  None: the identity.
+    calibration : {"analytic", "hall"}, default="analytic"
+        ``"analytic"``: the exact Gaussian calibration of dp-accounting (Balle and Wang 2018), the smallest s for
+        (epsilon, delta).  ``"hall"``: Proposition 1.1's s = sqrt(2 log(2/delta)) Delta / epsilon, which falls short
+        above an epsilon that depends on delta (a :class:`CalibrationWarning` then says so, and the guarantee states
+        the delta that holds).
+    noise : {"lattice", "continuous"}, default="lattice"
+        ``"lattice"``: the continuous mechanism's output exactly rounded to a public grid (floating-point safe);
+        ``"continuous"``: numpy's float sampler (NOT floating-point safe; warns).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source; None draws from operating-system entropy.
+
+    Returns
+    -------
+    GaussianRelease
+        ``value`` (the released vector), ``noise_multiplier`` (s), ``grid`` (the lattice spacing, or None) and
+        ``guarantee`` (:class:`~dpkernels.mechanisms.base.Guarantee`).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is empty or not finite, or a parameter is out of range.
+
+    Notes
+    -----
+    Privacy: (epsilon, delta)-differential privacy for the neighbouring relation under which ``sensitivity`` holds
+    (the library's mechanisms: replace-one), Proposition 1.1; the stated delta is the larger of ``delta`` and the
+    exact delta of the calibrated noise at ``epsilon``.  Assumption: the sensitivity bound, for all neighbours.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import gaussian_mechanism
+    >>> mean = np.array([0.2, 0.5])  # e.g. the mean of n = 100 rows in [0, 1]^2: sensitivity sqrt(2) / 100
+    >>> out = gaussian_mechanism(mean, epsilon=1.0, delta=1e-5, sensitivity=np.sqrt(2) / 100)
+    >>> out.value.shape, out.guarantee.epsilon, out.guarantee.delta
+    ((2,), 1.0, 1e-05)
+    """
     v = np.asarray(value, dtype=np.float64).ravel()
     if v.size == 0 or not np.all(np.isfinite(v)):
         raise ValueError("value must be a non-empty vector of finite numbers")
@@ -315,15 +369,66 @@ def _row_keys(points: Array) -> list[bytes]:
 
 
 class GaussianProcessRelease:
-    """One sample path of f + s G, G ~ GP(0, K + tau delta), revealed point by point (Proposition 2.1).
+    """One sample path of f + s G, G ~ GP(0, K + tau delta), revealed point by point (Hall et al. 2013, Prop. 2.1).
 
-    ``mean(points)`` computes f at new points (it closes over the private data: this object is the curator and must
-    never be published; publish :attr:`points` and :attr:`values`).  Each call to :meth:`evaluate` returns the stored
+    ``mean(points)`` computes f at new points.  It closes over the private data: this object is the curator and must
+    never be published; publish :attr:`points` and :attr:`values`.  Each call to :meth:`evaluate` returns the stored
     value of every point released before and draws the new points jointly, conditionally on all earlier values:
     with A the lower-triangular factor of the Gram matrix (plus tau I) of the points so far, the new rows are
     [B, L22] with B = K21 A^{-T} and L22 = chol(K22 + tau I - B B'); the new values are
     f(new) + s (B z_old + L22 z_new), rounded to the grid (the earlier normals z_old are reused, z_new are fresh).
     Independent draws per call cannot happen: the old normals are the only source of the new values' dependence.
+
+    Parameters
+    ----------
+    mean : callable
+        f: maps an array of points (k, d) to the k values of the function to release (the private part).
+    kernel : GaussianKernel
+        The kernel K of the noise process (:class:`GaussianKernel`).
+    d : int
+        The points' dimension.
+    noise_multiplier : float
+        s, calibrated by the caller to the sensitivity of f in the RKHS of K (e.g. :func:`calibrate`).
+    tau : float
+        The jitter added to the Gram diagonal (keyword-only; it must dominate the factorisation's rounding error,
+        :func:`float_margins`).
+    max_points : int
+        The largest number of points this path may release (keyword-only; the float margins are computed for it).
+    noise : {"lattice", "continuous"}, default="lattice"
+        ``"lattice"``: every value exactly rounded to a public grid (floating-point safe); ``"continuous"``: float
+        normals (NOT floating-point safe; warns).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source; None draws from operating-system entropy.
+
+    Attributes
+    ----------
+    points : ndarray of shape (m, d)
+        The points released so far (a copy).
+    values : ndarray of shape (m,)
+        Their released values (a copy).
+    grid : float or None
+        The spacing of the public grid (``noise="lattice"``), else None.
+
+    See Also
+    --------
+    PrivateKDE, PrivateKernelMachine : estimators built on this release.
+
+    Notes
+    -----
+    Privacy: the values released at any (adaptively chosen) points are (epsilon, delta)-DP when s is calibrated to
+    (epsilon, delta) for the RKHS sensitivity of f plus the float margin (Proposition 2.1, and fully adaptive
+    composition of Gaussian DP; module docstring).  The object itself holds the private data and the noise state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.mechanisms.hall import GaussianKernel, GaussianProcessRelease
+    >>> gp = GaussianProcessRelease(lambda P: np.zeros(len(P)), GaussianKernel(sigma=0.5), d=1, noise_multiplier=0.1,
+    ...                             tau=1e-6, max_points=100)
+    >>> first = gp.evaluate(np.array([[0.1], [0.2]]))
+    >>> again = gp.evaluate(np.array([[0.2], [0.3]]))  # 0.2 keeps its value; 0.3 is drawn given both
+    >>> bool(again[0] == first[1]), len(gp)
+    (True, 3)
     """
 
     def __init__(self, mean: Callable[[Array], Array], kernel: GaussianKernel, d: int, noise_multiplier: float, *,
@@ -351,10 +456,12 @@ class GaussianProcessRelease:
 
     @property
     def points(self) -> Array:
+        """The points released so far, shape (m, d) (a copy)."""
         return self._points[: self._m].copy()
 
     @property
     def values(self) -> Array:
+        """The values released at :attr:`points`, shape (m,) (a copy)."""
         return self._values[: self._m].copy()
 
     def _grow(self, m_new: int) -> None:
@@ -613,48 +720,120 @@ def _default_grid(d: int, grid_size: int | None) -> Array:
 # Section 3, first example: the private kernel density estimate
 # ----------------------------------------------------------------------------------------------
 class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
-    """The Gaussian KDE f_X(x) = (1/n) sum_i K_sigma(x_i, x) on T = [0, 1]^d released as f_X + s G (Section 3).
+    """Hall et al. (2013) Section 3, first example: the Gaussian kernel density estimate released as f_X + s G.
+
+    f_X(x) = (1/n) sum_i K_sigma(x_i, x) on T = [0, 1]^d, with K_sigma(x, y) = (2 pi sigma^2)^{-d/2}
+    exp(-||x - y||^2 / (2 sigma^2)), is released as one sample path of f_X + s G, G ~ GP(0, K_sigma) (Proposition
+    2.1), evaluated at public points (by default a regular grid).
 
     Parameters
     ----------
-    epsilon, delta : float, keyword-only
-        The paper's alpha and beta.
-    bandwidth : float
-        sigma of K_sigma(x, y) = (2 pi sigma^2)^{-d/2} exp(-||x - y||^2 / (2 sigma^2)); must not depend on the data.
-    convention : {"jmlr", "seed"}
+    epsilon : float, default=1.0
+        The privacy level epsilon (the paper's alpha).
+    delta : float, default=1e-5
+        The privacy level delta (the paper's beta), in (0, 1).
+    sigma : float, default=0.1
+        The kernel's width (the KDE's bandwidth); public (it must not depend on the data).
+    convention : {"jmlr", "seed"}, default="jmlr"
         The RKHS sensitivity: ``"jmlr"`` sqrt(2) / (n (2 pi sigma^2)^{d/4}) (the journal version; the exact worst
         case over R^d) or ``"seed"`` 2 / (n (2 pi sigma^2)^{d/4}) (the short version).
-    calibration : {"analytic", "hall"}
-        The exact Gaussian calibration (dp-accounting) or Proposition 1.1's c.
-    points : array of shape (k, d) or None
-        Public points released at fit (default: a regular grid of ``grid_size`` points per axis on [0, 1]^d).
-    curator : bool
-        Keep the data and the noise state to answer new points (see :class:`_FunctionRelease`).
-    clip : bool
-        Rows outside [0, 1]^d raise ``ValueError`` (False) or are clipped onto it with a ``ClippingWarning``.
-    max_points, jitter : int, float
-        The release's size limit and the jitter tau = jitter * K(x, x) (module docstring).
-    noise : {"lattice", "continuous"}
-    keep_nonprivate : bool
-        Keep the data for evaluation (:meth:`sample_releases`, :meth:`nonprivate_function`); not a release.
-    random_state : numpy.random.Generator, int, SeedSequence or None
+    calibration : {"analytic", "hall"}, default="analytic"
+        The exact Gaussian calibration of dp-accounting, or Proposition 1.1's c = 2 log(2/delta) Delta^2 / eps^2
+        (which falls short at large epsilon: a :class:`CalibrationWarning` then says so).
+    points : array-like of shape (k, d) or None, default=None
+        Public points at which the density is released at fit; None: a regular grid of ``grid_size`` points per axis
+        on [0, 1]^d.
+    grid_size : int or None, default=None
+        Points per axis of the default grid (None: 257, 33 and 13 for d = 1, 2, 3; beyond d = 3 pass ``points``).
+    curator : bool, default=False
+        Keep the private data and the noise state to answer new points on the same sample path (:meth:`density`).
+        The object is then the curator, NOT a release: never publish it (its pickle, and :meth:`release`, hold only
+        the released points and values).
+    clip : bool, default=False
+        Rows outside [0, 1]^d raise ``ValueError`` (False) or are clipped onto it with a
+        :class:`~dpkernels.ClippingWarning` (True; a per-record map).
+    max_points : int, default=4096
+        The largest number of released points (the float margins are computed for it).
+    jitter : float, default=1e-6
+        tau / K(x, x), the relative jitter added to the Gram diagonal (module docstring).
+    noise : {"lattice", "continuous"}, default="lattice"
+        ``"lattice"``: every value exactly rounded to a public grid (floating-point safe); ``"continuous"``: the
+        paper's float sampler (NOT floating-point safe; warns).
+    keep_nonprivate : bool, default=False
+        Keep the data as ``nonprivate_`` for evaluation (:meth:`sample_releases`, :meth:`nonprivate_function`); the
+        object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source.  None draws from operating-system entropy; a seed is for reproduction only.
 
     Attributes
     ----------
-    released_points_, released_values_ : the release; noise_multiplier_ (s = sqrt(c)), sensitivity_ (RKHS + float),
-    rkhs_sensitivity_, float_sensitivity_, jitter_, grid_, max_points_, n_samples_, n_features_in_, guarantee_.
+    released_points_ : ndarray of shape (k, d)
+        The points released so far (the public ``points`` at fit; more with ``curator=True``).
+    released_values_ : ndarray of shape (k,)
+        The released density values at ``released_points_`` (the release).
+    noise_multiplier_ : float
+        s, the noise multiplier (s^2 = the paper's c).
+    sensitivity_ : float
+        The total sensitivity the noise is calibrated to: ``rkhs_sensitivity_`` + ``float_sensitivity_``.
+    rkhs_sensitivity_ : float
+        The RKHS sensitivity of the released function (the paper's Delta).
+    float_sensitivity_ : float
+        What the float error of the mean adds to the sensitivity (module docstring).
+    jitter_ : float
+        tau, the jitter added to the Gram diagonal.
+    grid_ : float or None
+        The spacing of the public grid of the released values (``noise="lattice"``), else None.
+    max_points_ : int
+        The largest number of points the release may hold.
+    n_samples_ : int
+        n, the number of training rows (public under replace-one).
+    n_features_in_ : int
+        d, the number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : object
+        The data and the mean's coefficients (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    GaussianProcessRelease : the lazily evaluated sample path behind the release.
+    PrivateKernelMachine : the second example of Section 3.
+
+    Notes
+    -----
+    Privacy: (epsilon, delta)-differential privacy for the replace-one neighbouring relation (n fixed),
+    Proposition 2.1 with the KDE's RKHS sensitivity; ``guarantee_.delta`` is the larger of ``delta`` and the exact
+    delta of the calibrated noise.  Released: the values at the released points (and the public constants above).
+    Assumptions: the rows lie in T = [0, 1]^d (checked, or clipped with ``clip=True``); the bandwidth and the points
+    are chosen without the data; conventional BLAS/LAPACK for the rounding-error bounds.  Floating point: every
+    released value is the exact rounding of the continuous mechanism's output to a public grid, and the float errors
+    of the Gram factor and of the mean are folded into the calibration (module docstring).  Publish :meth:`release`
+    (never a curator).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateKDE
+    >>> X = np.random.default_rng(0).uniform(size=(500, 1))  # rows in [0, 1]^d
+    >>> kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=0.1).fit(X)
+    >>> kde.guarantee_.epsilon, kde.guarantee_.delta
+    (1.0, 1e-05)
+    >>> kde.released_points_.shape, kde.released_values_.shape  # the default grid: 257 points on [0, 1]
+    ((257, 1), (257,))
+    >>> kde.density(kde.released_points_[:3]).shape
+    (3,)
     """
 
     _release_attributes = _FunctionRelease._release_attributes
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, bandwidth: float = 0.1, convention: str = "jmlr",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, sigma: float = 0.1, convention: str = "jmlr",
                  calibration: str = "analytic", points: ArrayLike | None = None, grid_size: int | None = None,
                  curator: bool = False, clip: bool = False, max_points: int = DEFAULT_MAX_POINTS,
                  jitter: float = DEFAULT_JITTER, noise: str = "lattice", keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.bandwidth = bandwidth
+        self.sigma = sigma
         self.convention = convention
         self.calibration = calibration
         self.points = points
@@ -668,7 +847,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         self.random_state = random_state
 
     def _kernel(self) -> GaussianKernel:
-        return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=True)
+        return GaussianKernel(check_positive(self.sigma, "sigma"), normalised=True)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -676,7 +855,20 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         return tags
 
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateKDE":
-        """Release the KDE of the rows of X (in [0, 1]^d) at ``points``; ``y`` is ignored."""
+        """Release the KDE of the rows of X at the public points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (the private data), in [0, 1]^d.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The fitted release; its ``guarantee_`` states the privacy level that holds.
+        """
         X = check_finite_array(X)
         epsilon, delta, noise = self._check_common()
         if self.convention not in HB.KDE_CONVENTIONS:
@@ -770,9 +962,9 @@ def solve_kernel_machine(K: Array, y: Array, loss: str, lam: float, *, distance_
     * logistic, squared: Newton in function space (the step sum_j b_j K(x_j, .) solves (D K / n + 2 lam I) b = g,
       g the gradient's coefficients), certified by ||grad J||_H / (2 lam) = sqrt(g'Kg) / (2 lam).
 
-    The returned coefficients satisfy sum_j |coef_j| <= L / (2 lam) by construction (hinge: alpha in the box; smooth:
-    the stationarity map coef = -l'(y f(x)) y / (2 lam n) with l' clipped to [-L, L]), which bounds the float error
-    of evaluating f (:func:`expansion_error`)."""
+    The returned coefficients satisfy ``sum_j |coef_j| <= L / (2 lam)`` by construction (hinge: alpha in the box;
+    smooth: the stationarity map coef = -l'(y f(x)) y / (2 lam n) with l' clipped to [-L, L]), which bounds the float
+    error of evaluating f (:func:`expansion_error`)."""
     n = K.shape[0]
     if loss == "hinge":
         k0 = float(np.max(np.diag(K)))
@@ -830,38 +1022,148 @@ def solve_kernel_machine(K: Array, y: Array, loss: str, lam: float, *, distance_
 
 
 class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, BaseEstimator):
-    """The regularised kernel machine f_X = argmin (1/n) sum l(y_i f(x_i)) + lam ||f||_H^2, released with Gaussian-
-    process noise of Proposition 2.1 calibrated to the sensitivity L kappa / (n lam) (Section 3).
+    """Hall et al. (2013) Section 3, second example: a regularised kernel machine released with Gaussian-process noise.
 
-    Kernel: K(x, y) = exp(-||x - y||^2 / (2 sigma^2)) (kappa^2 = sup K(x, x) = 1), any finite inputs.
+    f_X = argmin_f (1/n) sum_i l(y_i f(x_i)) + lam ||f||_H^2 in the RKHS of K(x, y) = exp(-||x - y||^2 /
+    (2 sigma^2)) (kappa^2 = sup K(x, x) = 1, any finite inputs) is released as f_X + s G, G ~ GP(0, K), with s
+    calibrated to the RKHS sensitivity L kappa / (n lam) (Proposition 2.1).
 
     ``solver="exact"``: the representer theorem with the n x n Gram matrix (:func:`solve_kernel_machine`), released
-    as the GP at ``points`` (and at new points with ``curator=True``), like :class:`PrivateKDE`.
+    as the sample path at the public ``points`` (and at new points with ``curator=True``), like :class:`PrivateKDE`.
     ``solver="nystrom"``: the same problem over the span of K(p, .) for *public* ``landmarks`` p (chosen without the
     data), through the features v(x) = A_P^{-1} k_P(x) (A_P A_P' = K_PP + tau I; rows clipped to norm <= 1, a
     per-record map), an O(n m^2) solve; the release is w + s z, z ~ N(0, I) on the coefficient vector, i.e. the GP
-    release of Proposition 2.1 for the kernel k_P(x, y) = v(x)'v(y) (G(x) = v(x)'z ~ GP(0, k_P)), with the same
-    sensitivity L / (n lam) (the argument holds in any RKHS whose kernel is bounded by 1).  Effect on the guarantee:
-    none (the same epsilon and delta); the function class shrinks to the landmarks' span, and the release is a finite
-    vector, so the fitted object is a release that answers any point.
+    release of Proposition 2.1 for the kernel k_P(x, y) = v(x)'v(y), with the same sensitivity.  The guarantee is
+    the same; the function class shrinks to the landmarks' span, and the release is a finite vector that answers any
+    point.
 
-    Losses: hinge and logistic (L = 1), squared (L = 2 (1 + 1/sqrt(lam)), ours).  Labels: the public ``classes``
-    (the first maps to -1, the second to +1).  The solver is certified to ``solver_tol`` x the sensitivity and the
-    calibration uses sensitivity (1 + 2 solver_tol) x L / (n lam) (a certified minimiser within eta moves the
-    release's mean by at most 2 eta between neighbours), plus the float margin.
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The privacy level epsilon.
+    delta : float, default=1e-5
+        The privacy level delta, in (0, 1).
+    alpha : float, default=2e-2
+        The regulariser of (1/n) sum_i l + (alpha / 2) ||f||_H^2, i.e. twice the paper's lam of
+        (1/n) sum_i l + lam ||f||_H^2; the noise scales as 1 / (n alpha).
+    loss : {"hinge", "logistic", "squared"}, default="hinge"
+        The loss l: hinge and logistic are 1-Lipschitz; squared is L = 2 (1 + 1/sqrt(lam))-Lipschitz on the values
+        the minimisers take (ours, :func:`dpkernels.bounds.hall.squared_loss_lipschitz`).
+    sigma : float, default=1.0
+        The Gaussian kernel's width in exp(-||x - y||^2 / (2 sigma^2)); public (chosen without the data).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` maps to -1, ``classes[1]`` to +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    solver : {"exact", "nystrom"}, default="exact"
+        The representer solve (n <= 6000) or the Nystrom solve over public ``landmarks``.
+    landmarks : array-like of shape (m, d) or None, default=None
+        The public landmarks of ``solver="nystrom"`` (required there).
+    points : array-like of shape (k, d) or None, default=None
+        ``solver="exact"``: public points at which the function is released at fit (``points`` or ``curator=True``
+        is required).
+    curator : bool, default=False
+        ``solver="exact"``: keep the private data and the noise state to answer new points on the same sample path;
+        the object is then the curator, NOT a release (its pickle and :meth:`release` hold only the released points
+        and values).
+    calibration : {"analytic", "hall"}, default="analytic"
+        The exact Gaussian calibration of dp-accounting, or Proposition 1.1's (which falls short at large epsilon: a
+        :class:`CalibrationWarning` then says so).
+    solver_tol : float, default=1e-3
+        The solver must certify ||f - f*||_H <= solver_tol x the sensitivity, else ``fit`` raises ``RuntimeError``;
+        the calibration uses (1 + 2 solver_tol) x the sensitivity.
+    max_points : int, default=4096
+        ``solver="exact"``: the largest number of released points (the float margins are computed for it).
+    jitter : float, default=1e-6
+        tau / K(x, x), the relative jitter added to the Gram diagonal (module docstring).
+    noise : {"lattice", "continuous"}, default="lattice"
+        ``"lattice"``: exact rounding to a public grid (floating-point safe); ``"continuous"``: float normals (NOT
+        floating-point safe; warns).
+    keep_nonprivate : bool, default=False
+        Keep the data and the non-private solution as ``nonprivate_`` for evaluation (:meth:`sample_releases`,
+        :meth:`nonprivate_function`); the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        The noise source.  None draws from operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    released_points_ : ndarray of shape (k, d)
+        ``solver="exact"``: the points released so far.
+    released_values_ : ndarray of shape (k,)
+        ``solver="exact"``: the released function values there (the release).
+    coef_ : ndarray of shape (m,)
+        ``solver="nystrom"``: w + s z, the released coefficients on the landmarks' features (the release).
+    landmark_factor_ : ndarray of shape (m, m)
+        ``solver="nystrom"``: A_P, the lower Cholesky factor of K_PP + tau I (public: landmarks only).
+    noise_multiplier_ : float
+        s, the noise multiplier (s^2 = the paper's c).
+    sensitivity_ : float
+        The total sensitivity the noise is calibrated to: ``rkhs_sensitivity_`` + ``float_sensitivity_``.
+    rkhs_sensitivity_ : float
+        The RKHS sensitivity of the released function (the paper's Delta).
+    float_sensitivity_ : float
+        ``solver="exact"``: what the float error of the mean adds to the sensitivity (module docstring).
+    jitter_ : float
+        tau, the jitter added to the Gram diagonal.
+    grid_ : float or None
+        The spacing of the public grid of the released values (``noise="lattice"``), else None.
+    max_points_ : int
+        ``solver="exact"``: the largest number of points the release may hold.
+    n_samples_ : int
+        n, the number of training rows (public under replace-one).
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the released function is >= 0.
+    n_features_in_ : int
+        d, the number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : object
+        The data and the non-private solution (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateKDE : the first example of Section 3.
+    PrivateSVM, ObjectivePerturbation : pure-DP kernel classifiers on random features.
+
+    Notes
+    -----
+    Privacy: (epsilon, delta)-differential privacy for the replace-one neighbouring relation (n fixed),
+    Proposition 2.1 with the sensitivity L kappa / (n lam); ``guarantee_.delta`` is the larger of ``delta`` and the
+    exact delta of the calibrated noise.  Released: the values at the released points (``solver="exact"``) or the
+    noisy coefficients (``solver="nystrom"``), with the public constants above.  Assumptions: the labels lie in the
+    public ``classes``; the loss is convex and L-Lipschitz on the values the minimisers take; K(x, x) = 1; the exact
+    minimiser (certified, and the certified error folded into the calibration); the bandwidth, points and landmarks
+    are chosen without the data; conventional BLAS/LAPACK for the rounding-error bounds.  Floating point: released
+    values are exactly rounded to a public grid and the float errors are folded into the calibration (module
+    docstring).  Publish :meth:`release` (never a curator).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateKernelMachine
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(200, 2))
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> grid = np.linspace(-1, 1, 5)
+    >>> landmarks = np.array([[a, b] for a in grid for b in grid])  # public: chosen without the data
+    >>> clf = PrivateKernelMachine(epsilon=1.0, delta=1e-5, alpha=0.2, classes=[0, 1], solver="nystrom",
+    ...                            landmarks=landmarks).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (1.0, 1e-05)
+    >>> clf.coef_.shape, clf.predict(X[:5]).shape
+    ((25,), (5,))
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, lam: float = 1e-2, loss: str = "hinge",
-                 bandwidth: float = 1.0, classes: Sequence[Any] | None = None, solver: str = "exact",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, alpha: float = 2e-2, loss: str = "hinge",
+                 sigma: float = 1.0, classes: Sequence[Any] | None = None, solver: str = "exact",
                  landmarks: ArrayLike | None = None, points: ArrayLike | None = None, curator: bool = False,
                  calibration: str = "analytic", solver_tol: float = 1e-3, max_points: int = DEFAULT_MAX_POINTS,
                  jitter: float = DEFAULT_JITTER, noise: str = "lattice", keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.lam = lam
+        self.alpha = alpha
         self.loss = loss
-        self.bandwidth = bandwidth
+        self.sigma = sigma
         self.classes = classes
         self.solver = solver
         self.landmarks = landmarks
@@ -884,14 +1186,28 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
                            "grid_", "jitter_", "n_samples_", "guarantee_")
 
     def _kernel(self) -> GaussianKernel:
-        return GaussianKernel(check_positive(self.bandwidth, "bandwidth"), normalised=False)
+        return GaussianKernel(check_positive(self.sigma, "sigma"), normalised=False)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateKernelMachine":
+        """Solve the kernel machine (certified) and release it with Gaussian-process noise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         X = check_finite_array(X)
         epsilon, delta, noise = self._check_common()
         cls, idx = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         ys = np.where(idx == 1, 1.0, -1.0)
-        lam = check_positive(self.lam, "lam")
+        lam = check_positive(self.alpha, "alpha") / 2.0  # the paper's lam ||f||^2 = (alpha / 2) ||f||^2
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         if self.loss not in MACHINE_LOSSES:
             raise ValueError(f"loss must be one of {MACHINE_LOSSES}, got {self.loss!r}")
@@ -998,7 +1314,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 kernel machine (sensitivity L kappa / (n lam)); {statement}",
             assumptions=(f"labels in the public classes {list(self.classes_)}", f"loss {self.loss}: convex, "
                          f"{L:.6g}-Lipschitz on the values the minimisers take", f"K(x, x) = 1 (Gaussian kernel, sigma = "
-                         f"{self.bandwidth:g}); n = {n} public", "f is the exact minimiser, certified to "
+                         f"{self.sigma:g}); n = {n} public", "f is the exact minimiser, certified to "
                          f"{self.solver_tol:g} x the sensitivity (folded into the calibration)",
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=attrs, noise=noise_description(noise),
@@ -1009,13 +1325,41 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
 
     # prediction -----------------------------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:
-        """The released function at the rows of X."""
+        """The released function at the rows of X.
+
+        ``solver="nystrom"``: any rows.  ``solver="exact"``: rows released at fit, or any rows with ``curator=True``
+        (each new row is released on the same sample path, and the object stays the curator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The released values; positive values predict ``classes_[1]``.
+        """
         Xq = self._check_query(X)
         if self.solver == "nystrom":
             return self._features(Xq) @ self.coef_
         return self._evaluate(Xq)
 
     def predict(self, X: ArrayLike) -> NDArray:
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(int)]
 

@@ -26,33 +26,66 @@ __all__ = ["PrivateOneVsRest"]
 
 
 class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
-    """One-against-all with a binary private estimator, within a total privacy budget.
+    """One-against-all classification with a binary private estimator, within a total privacy budget.
+
+    For K > 2 public classes, one binary release per class ("class k" against "the rest") is fitted on the same rows,
+    each with its share of the budget (:func:`dpkernels.accounting.split_budget`: epsilon / K each for a pure budget;
+    dp-accounting's composition when delta > 0); two classes need one release on the whole budget.  The fitted
+    ``guarantee_`` composes the releases' own guarantees (:func:`dpkernels.accounting.compose_guarantees`), slack
+    included.  scikit-learn's ``OneVsRestClassifier`` around a private estimator spends K times the budget and says
+    nothing.
 
     Parameters
     ----------
-    estimator : a binary dpkernels estimator
-        Cloned once per class; it must take ``epsilon`` and ``classes`` (and ``delta`` when ``delta > 0`` is to be
-        passed on).  Its other parameters are kept.
-    epsilon : float
-        The total epsilon of all K releases together.
-    delta : float, default 0
-        The total delta (0: a pure budget, split as epsilon / K; the estimators' own small deltas, e.g. objective
-        perturbation's floating-point one, add up and are stated).
-    classes : sequence
-        The public label set (K >= 2 labels; never read from the data).
-    keep_nonprivate : bool, default False
+    estimator : BaseEstimator or None, default=None
+        A binary dpkernels estimator, cloned once per class; it must take ``epsilon`` and ``classes`` (and ``delta``
+        when it is (epsilon, delta)-DP).  Its other parameters are kept.  Required (None raises at fit).
+    epsilon : float, default=1.0
+        The total epsilon of all releases together.
+    delta : float, default=0.0
+        The total delta.  0: a pure budget, split as epsilon / K (the estimators' own small deltas, e.g. objective
+        perturbation's floating-point one, add up and are stated).  An (epsilon, delta)-DP estimator needs delta > 0.
+    classes : sequence or "data", default=None
+        The public label set (K >= 2 labels); required: it is never read from the data (``"data"`` does that
+        explicitly and voids the guarantee).
+    keep_nonprivate : bool, default=False
         Evaluation only: keep the binary fits' non-private states in ``nonprivate_`` (the object is then not a
         release; :meth:`release` drops them).
-    random_state : int, SeedSequence, Generator or None
-        Passed to every binary estimator (each derives its own noise stream from it and its data).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Passed to every binary estimator (each derives its own noise stream from it and its data).  None draws from
+        operating-system entropy; a seed is for reproduction only.
 
     Attributes
     ----------
-    estimators_ : list of the K binary releases (each a release of class k against the rest; one release of classes_[1]
-        against classes_[0] when K = 2)
-    classes_ : the public label set
-    epsilon_per_class_, delta_per_class_ : what each binary release was given
-    guarantee_ : the composition of the K releases' guarantees
+    estimators_ : list of estimators
+        The binary releases: one per class (class k against the rest), or one release of ``classes_[1]`` against
+        ``classes_[0]`` when K = 2.
+    epsilon_per_class_ : float
+        The epsilon each binary release was given.
+    delta_per_class_ : float
+        The delta each binary release was given.
+    classes_ : ndarray of shape (n_classes,)
+        The public label set.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The composition of the releases' guarantees (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : list
+        The binary fits' non-private states (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    dpkernels.accounting.split_budget : the per-release budget.
+    dpkernels.accounting.Accountant : a running total of releases on one data set.
+    EquilibriumPointClassifier : Park's natively multi-class mechanism.
+
+    Notes
+    -----
+    Privacy: sequential composition of the binary releases on the same data, for the replace-one neighbouring
+    relation: ``guarantee_`` states the (epsilon, delta) that holds for all of them together (at most the budget,
+    plus the releases' own floating-point deltas when the budget is pure).  Released: ``estimators_`` (each a
+    release).  Assumptions: the label set ``classes`` is public; each binary estimator's own assumptions.  Publish
+    :meth:`release`, which holds no seed and no non-private state.
 
     Examples
     --------
@@ -61,11 +94,13 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 4)); X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     >>> y = np.argmax(X[:, :3], axis=1)
-    >>> ovr = PrivateOneVsRest(ObjectivePerturbation(Lambda=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
+    >>> ovr = PrivateOneVsRest(ObjectivePerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
     >>> ovr.epsilon_per_class_
     1.0
     >>> round(ovr.guarantee_.epsilon, 6)
     3.0
+    >>> ovr.predict(X[:5]).shape
+    (5,)
     """
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("estimators_", "epsilon_per_class_", "delta_per_class_")
@@ -81,6 +116,20 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "PrivateOneVsRest":
+        """Fit the binary releases within the total budget.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if self.estimator is None:
             raise ValueError("estimator is required: a binary dpkernels estimator")
         if self.classes is None:
@@ -134,13 +183,36 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Two classes: the binary release's score (positive: classes_[1]); K > 2: one column per class."""
+        """The binary releases' scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: the binary release's score (positive: ``classes_[1]``); K > 2: one column per class.
+        """
         check_is_fitted(self, "estimators_")
         if len(self.estimators_) == 1:
             return self.estimators_[0].decision_function(X)
         return np.column_stack([e.decision_function(X) for e in self.estimators_])
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """The class with the largest score (two classes: ``classes_[1]`` where the score is >= 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores >= 0).astype(np.intp)]

@@ -1,7 +1,7 @@
 """Park (2022): differentially private SVDD and multi-class classification with equilibrium points.
 
 * :class:`PrivateSVDD` (Algorithm 1): the SVDD centre a* = Phi' beta* in the random Fourier feature space of
-  the RBF kernel exp(-gamma ||x - y||^2) (Eq. 4.5, F features), plus i.i.d. Laplace(lambda) noise with
+  the RBF kernel exp(-||x - y||^2 / (2 sigma^2)) (Eq. 4.5 with gamma = 1 / (2 sigma^2), F features), plus i.i.d. Laplace(lambda) noise with
   lambda = 2 C kappa sqrt(F) / (n eps) (Corollary 4.2, Theorem 4.3; C/n is the dual box bound, Table 7.1's
   "C/n"), then clipped to norm kappa = 1 (post-processing).
 * :func:`find_equilibrium_points` (Phase II): gradient dynamics dx/dt = -grad f-hat(x) on the private support
@@ -93,57 +93,94 @@ def _validate_X(est: BaseEstimator, X: ArrayLike, reset: bool) -> Array:
 
 
 class PrivateSVDD(ReleaseMixin, BaseEstimator):
-    """Algorithm 1 (Private SVDD): Laplace perturbation of the SVDD centre in a random Fourier feature space.
+    """Park (2022) Algorithm 1 (private SVDD): Laplace perturbation of the SVDD centre in a random feature space.
 
-    Guarantee (Theorem 4.3): epsilon-DP for replace-one neighbours, releasing the clipped noisy centre
-    ``center_`` and the data-independent ``frequencies_``; assumes the RBF kernel (||phi(x)|| = 1 for every x, so
-    no bound on the inputs is needed), Corollary 4.2's sensitivity and the exact minimiser (certified to within
-    ``solver_tol`` x the sensitivity, else the release is refused).
+    The support vector data description's centre a* = Phi' beta* in the random Fourier feature space of the RBF
+    kernel exp(-||x - y||^2 / (2 sigma^2)) (Eq. 4.5, gamma = 1 / (2 sigma^2), F = 2 ``n_components`` features), plus i.i.d. Laplace(lambda) noise with
+    lambda = 2 C kappa sqrt(F) / (n eps) (Corollary 4.2, Theorem 4.3; C/n = ``box`` is the dual box bound), then
+    clipped to norm kappa = 1 (post-processing).  The support function f-hat(x) = ||phi(x) - a-hat||^2 (Eq. 4.6)
+    describes the data's support: :meth:`score_samples` is -f-hat (higher: closer to the centre, as scikit-learn's
+    outlier detectors), :meth:`score` its mean, which compares models of one feature map (fixed sigma and
+    n_components), e.g. in a ``GridSearchCV`` over ``box`` or ``epsilon``; tuning on private data spends privacy
+    (each candidate fit is a release).
 
     Parameters
     ----------
-    epsilon : float or None, keyword-only
-        Privacy level of the centre; None releases the non-private centre (a baseline: the guarantee says NOT
+    epsilon : float or None, default=1.0
+        The privacy level of the centre; None releases the non-private centre (a baseline: the guarantee says NOT
         PRIVATE).
-    box : float
-        The dual box bound C/n (Table 7.1's "C/n"); needs n * box >= 1.
-    gamma : float
-        RBF kernel exp(-gamma ||x - y||^2).
-    n_components : int
-        Frequencies; F = 2 n_components features (Park: F = 400).
-    clip : bool
+    box : float, default=0.05
+        C/n, the dual box bound (Table 7.1's "C/n"); needs n * box >= 1.  The noise grows linearly in it.
+    sigma : float, default=sqrt(1/2)
+        The RBF kernel's width in exp(-||x - y||^2 / (2 sigma^2)) (public, chosen without the data); the thesis's
+        gamma is 1 / (2 sigma^2) (the default is gamma = 1).
+    n_components : int, default=200
+        The number of frequencies; F = 2 n_components features (Park: F = 400).
+    clip_center : bool, default=True
         Clip the noisy centre to norm kappa = 1 (post-processing; the thesis does).
-    noise : {"lattice", "continuous"}
-        How the Laplace noise is drawn (see the module docstring).
-    solver_tol : float
-        The release is refused unless the solver certifies ||a - a*|| <= solver_tol * 2 box.
-    keep_nonprivate : bool
-        Keep the non-private solution (``nonprivate_``) for evaluation and audits (:meth:`sample_centers`,
+    noise : {"lattice", "continuous"}, default="lattice"
+        ``"lattice"``: the Laplace noise exactly rounded to a public grid (floating-point safe); ``"continuous"``:
+        the thesis's float64 sampler (NOT floating-point safe; warns).
+    solver_tol : float, default=1e-3
+        The release is refused (``RuntimeError``) unless the solver certifies ||a - a*|| <= solver_tol x the L2
+        sensitivity; the noise is calibrated at eps / (1 + 2 solver_tol).
+    keep_nonprivate : bool, default=False
+        Keep the non-private solution as ``nonprivate_`` for evaluation and audits (:meth:`sample_centers`,
         :meth:`resample`); the object is then not a release.
-    random_state : numpy.random.Generator, int or None
-        Source of the frequencies and the noise; None (default) draws from operating-system entropy.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the frequencies (data-independent: drawn from the seed and the input dimension only) and of the
+        noise.  None draws from operating-system entropy; a seed is for reproduction only.
 
     Attributes
     ----------
-    center_ : the released centre a-hat.  frequencies_ : the frequencies rho.  noise_scale_ : lambda.
-    guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee`.  nonprivate_ : only with ``keep_nonprivate``.
+    center_ : ndarray of shape (2 * n_components,)
+        a-hat, the released centre (clipped to norm 1 with ``clip_center``).
+    frequencies_ : ndarray of shape (n_components, n_features)
+        The frequencies of the feature map (data-independent, released with ``center_``).
+    noise_scale_ : float or None
+        lambda, the Laplace scale used (None with ``epsilon=None``).
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : ERMSolution
+        The certified non-private SVDD solution (``keep_nonprivate=True`` only; NOT private).
 
-    ``score_samples(X)`` = -f-hat(x) (higher: closer to the centre, as scikit-learn's outlier detectors), ``score``
-    its mean: the (negative) mean squared feature-space distance of held-out data to the released centre, which
-    compares models of one feature map (fixed gamma and n_components), e.g. a ``GridSearchCV`` over ``box``
-    or ``epsilon``.  Tuning on private data spends privacy: each candidate fit is a release.
+    See Also
+    --------
+    EquilibriumPointClassifier : Park's multi-class classifier built on this release.
+
+    Notes
+    -----
+    Privacy: epsilon-differential privacy (delta = 0) for the replace-one neighbouring relation, Theorem 4.3.
+    Released: ``center_`` and the data-independent ``frequencies_``.  Assumptions: the RBF kernel (||phi(x)|| = 1
+    for every x, so no bound on the inputs is needed); Corollary 4.2's sensitivity; the exact minimiser (certified
+    to within ``solver_tol`` x the sensitivity, folded into the calibration, else the release is refused).  The
+    default noise is floating-point safe (:mod:`dpkernels.lattice`).  Publish :meth:`release`, which holds no seed
+    and no non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateSVDD
+    >>> X = np.random.default_rng(0).uniform(size=(200, 2))
+    >>> svdd = PrivateSVDD(epsilon=1.0, box=0.05, sigma=0.3, n_components=50).fit(X)
+    >>> svdd.guarantee_.epsilon, svdd.guarantee_.statement
+    (1.0, 'Park (2022) Theorem 4.3')
+    >>> svdd.center_.shape, svdd.score_samples(X[:5]).shape
+    ((100,), (5,))
     """
 
     _release_attributes = ("center_", "frequencies_", "noise_scale_")
 
-    def __init__(self, *, epsilon: float | None = 1.0, box: float = 0.05, gamma: float = 1.0, n_components: int = 200,
-                 clip: bool = True, noise: str = "lattice", solver_tol: float = 1e-3, keep_nonprivate: bool = False,
+    def __init__(self, *, epsilon: float | None = 1.0, box: float = 0.05, sigma: float = math.sqrt(0.5), n_components: int = 200,
+                 clip_center: bool = True, noise: str = "lattice", solver_tol: float = 1e-3, keep_nonprivate: bool = False,
                  random_state: object = None) -> None:
         self.epsilon = epsilon
         self.box = box
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
-        self.clip = clip
+        self.clip_center = clip_center
         self.noise = noise
         self.solver_tol = solver_tol
         self.keep_nonprivate = keep_nonprivate
@@ -157,6 +194,20 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
 
     # fitting -----------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateSVDD":
+        """Solve the SVDD (certified) and release the noisy centre (Algorithm 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (the private data).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The fitted release; its ``guarantee_`` states the privacy level that holds.
+        """
         X = _validate_X(self, X, reset=True)
         box = check_positive(self.box, "box (C/n)")
         if X.shape[0] * box < 1.0 - 1e-12:
@@ -169,7 +220,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         noise = check_noise(self.noise)
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         rng = self._noise_rng(X)
-        sigma = math.sqrt(1.0 / (2.0 * check_positive(self.gamma, "gamma")))
+        sigma = check_positive(self.sigma, "sigma")
         freqs = RandomFourierFeatures("rbf", sigma, int(self.n_components),
                                       random_state=self._public_rng(X.shape[1])).fit(X).frequencies_
         l2, _ = self.sensitivity(freqs.shape[0] * 2)
@@ -204,7 +255,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         if epsilon is None:
             return np.array(a, dtype=np.float64, copy=True)
         out = noise_release(a, "laplace", self.noise_scale(self._calibrated(epsilon)), noise=noise, random_state=rng)
-        if self.clip:
+        if self.clip_center:
             nrm = np.linalg.norm(out, axis=-1, keepdims=True)
             out = out / np.maximum(1.0, nrm)
         return out
@@ -224,7 +275,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
             return Guarantee(epsilon=math.inf, delta=0.0, released="the NON-PRIVATE centre a* and the frequencies (epsilon=None)",
                              private=False, notes=tuple(notes), **common)
         eps = float(epsilon)
-        return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip) and the frequencies",
+        return Guarantee(epsilon=eps, delta=0.0, released="the noisy centre a-hat (clipped to norm 1 if clip_center) and the frequencies",
                          epsilon_calibrated=self._calibrated(eps), noise=noise_description(noise),
                          notes=tuple(notes), **common)
 
@@ -360,58 +411,126 @@ def nearest(A: Array, B: Array) -> NDArray[np.int64]:
 
 
 class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
-    """Park (2022) Phases I-III: private SVDD, equilibrium points, noisy labels; multi-class.
+    """Park (2022) Phases I-III: multi-class classification from a private SVDD, equilibrium points and noisy votes.
 
-    Guarantee (``variant="corrected"``, the default): (epsilon_svdd + epsilon_vote)-DP for replace-one
-    neighbours, releasing the SVDD release (``svdd_``: centre and frequencies), the equilibrium points and the
-    label of every cell; assumes the label set ``classes`` is public and the start ``domain`` is fixed before
-    seeing the data.  ``variant="paper"`` is the thesis's algorithm: NOT private (see the module docstring);
-    fitting it warns (:class:`~dpkernels.PrivacyLeakWarning`).  ``epsilon_svdd=None`` or ``epsilon_vote=None``
-    release that part without noise: the guarantee then says NOT PRIVATE.
+    Phase I fits :class:`PrivateSVDD`; Phase II runs the gradient dynamics dx/dt = -grad f-hat(x) of the private
+    support function (Eq. 5.2; :func:`find_equilibrium_points`) to its equilibrium points (EPs); Phase III labels the
+    EPs, grouped into hypercubes of side ``r_max`` (Eq. 5.6), by noisy majority votes (Eq. 5.5).  Prediction follows
+    Section 6.1 (the dynamics to the nearest labelled EP) or 6.2 (kNN on the labelled EPs).  ``variant="corrected"``
+    (the default) starts the dynamics from data-independent points of the public ``domain`` and labels every cell
+    from the whole (cell x class) histogram with Laplace(2/eps_vote) noise; ``variant="paper"`` is the thesis's
+    algorithm, which is NOT private (see Notes).
 
     Parameters
     ----------
-    epsilon_svdd, epsilon_vote : float or None, keyword-only
-        Privacy levels of the centre and of the votes.
-    classes : sequence or None
-        The public label set; None infers it from ``y`` with a PrivacyLeakWarning (the set of labels present is
-        private: a class present in D and absent from D' shows in ``classes_``).
-    box, gamma, n_components : SVDD parameters (Table 7.1).
-    lr, n_iter : the dynamics' initial learning rate and iterations (Table 7.1; decay 1/5 after 80%).
-    r_max : float or None
-        Hypercube side for grouping EPs (Eq. 5.6); None groups by the EPs themselves.
-    merge_tol : float
+    epsilon_svdd : float or None, default=0.5
+        The privacy level of the SVDD centre; None releases it without noise (NOT private).
+    epsilon_vote : float or None, default=0.5
+        The privacy level of the votes; None releases them without noise (NOT private).
+    classes : sequence, "data" or None, default=None
+        The public label set (K >= 2 labels).  None: the labels must be -1/+1.  ``"data"`` reads it from the data,
+        explicitly: the fit is then NOT private (a class present in D and absent from D' shows in ``classes_``).
+    box : float, default=0.05
+        C/n, the SVDD's dual box bound (Table 7.1).
+    sigma : float, default=sqrt(1/2)
+        The RBF kernel's width, exp(-||x - y||^2 / (2 sigma^2)); Table 7.1's gamma is 1 / (2 sigma^2).
+    n_components : int, default=200
+        The SVDD's number of frequencies (F = 2 n_components features).
+    learning_rate : float, default=1e-3
+        The dynamics' initial learning rate (Table 7.1; decayed by 1/5 after 80% of the iterations).
+    n_iter : int, default=20
+        The dynamics' iterations.
+    r_max : float or None, default=None
+        The hypercube side for grouping EPs (Eq. 5.6); None: every EP is its own cell.
+    merge_tol : float, default=0.05
         Converged points on one grid cell of this side are one EP.
-    variant : {"corrected", "paper"}
-    n_starts : int
-        Data-independent starts of the corrected variant (uniform on ``domain``).
-    domain : (low, high)
-        The public box of the inputs (after min-max scaling: [0, 1]^d).
-    inference : {"dynamics", "knn"}
-        Release mode of Section 6.1 (support function + labelled EPs) or 6.2 (EPs + kNN).
-    n_neighbors : int
-        k of the kNN release.
-    noise : {"lattice", "continuous"}
-        How the Laplace noise of the centre and the votes is drawn.
-    keep_nonprivate : bool
-        Keep the non-private SVDD solution and the vote counts (``nonprivate_``) for evaluation; not a release.
-    random_state : numpy.random.Generator, int or None
+    variant : {"corrected", "paper"}, default="corrected"
+        The private variant, or the thesis's algorithm (NOT private; warns with :class:`~dpkernels.PrivacyLeakWarning`).
+    n_starts : int, default=2000
+        The number of data-independent starts of the corrected variant (uniform on ``domain``).
+    domain : tuple of float, default=(0.0, 1.0)
+        (low, high), the public box of the inputs (after min-max scaling with public bounds: [0, 1]^d).
+    inference : {"dynamics", "knn"}, default="dynamics"
+        Prediction by the dynamics and the nearest labelled EP (Section 6.1) or by kNN on the labelled EPs (6.2).
+    n_neighbors : int, default=1
+        k of the kNN inference.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the Laplace noise of the centre and the votes is drawn (``"continuous"``: NOT floating-point safe; warns).
+    keep_nonprivate : bool, default=False
+        Keep the non-private SVDD solution and the exact vote counts as ``nonprivate_`` (evaluation only); the object
+        is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the frequencies and the starts (data-independent) and of the noise.  None draws from
+        operating-system entropy; a seed is for reproduction only.
+
+    Attributes
+    ----------
+    svdd_ : PrivateSVDD
+        The SVDD release (centre and frequencies).
+    equilibrium_points_ : ndarray of shape (n_eps, n_features)
+        The equilibrium points found by the dynamics.
+    labelled_points_ : ndarray of shape (n_labelled, n_features)
+        The EPs that carry a label (all of them in the corrected variant).
+    ep_labels_ : ndarray of shape (n_labelled,)
+        The index in ``classes_`` of each labelled EP's noisy-majority label.
+    n_cells_ : int
+        The number of cells (hypercubes) the EPs fall in.
+    classes_ : ndarray of shape (n_classes,)
+        The public label set.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : EPCNonprivate
+        The non-private SVDD solution and the exact vote counts (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateSVDD : Phase I.
+    PrivateOneVsRest : multi-class classification from any binary mechanism.
+
+    Notes
+    -----
+    Privacy (``variant="corrected"``): (epsilon_svdd + epsilon_vote)-differential privacy (delta = 0) for the
+    replace-one neighbouring relation, by basic composition of Theorem 4.3 (the centre) and the Laplace mechanism on
+    the whole (cell x class) histogram (a replaced row lowers one count and raises another: L1 sensitivity 2); the
+    EPs are post-processing of the centre because the starts are data-independent.  Released: the SVDD release,
+    the equilibrium points and every cell's label.  Assumptions: the label set ``classes`` and the start ``domain``
+    and ``n_starts`` are public; Theorem 4.3's assumptions.  ``variant="paper"`` runs the dynamics from the training
+    points, so the released EPs sit next to training points without any noise, and labels occupied cells only: NOT
+    differentially private whatever epsilon says (ERRATA P3), and its votes are 2 eps_vote-DP under replacement
+    (P4); its ``guarantee_`` says so.  Publish :meth:`release`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import EquilibriumPointClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal([0.25, 0.25], 0.05, size=(100, 2)), rng.normal([0.75, 0.75], 0.05, size=(100, 2))])
+    >>> X = X.clip(0.0, 1.0)  # the public domain [0, 1]^d
+    >>> y = np.repeat([0, 1], 100)
+    >>> clf = EquilibriumPointClassifier(epsilon_svdd=1.0, epsilon_vote=1.0, classes=[0, 1], sigma=0.3,
+    ...                                  n_components=50, n_starts=200).fit(X, y)
+    >>> clf.guarantee_.epsilon, clf.guarantee_.delta
+    (2.0, 0.0)
+    >>> clf.predict(X[:5]).shape
+    (5,)
     """
 
     _release_attributes = ("svdd_", "equilibrium_points_", "labelled_points_", "ep_labels_", "n_cells_")
 
     def __init__(self, *, epsilon_svdd: float | None = 0.5, epsilon_vote: float | None = 0.5, classes: object = None,
-                 box: float = 0.05, gamma: float = 1.0, n_components: int = 200, lr: float = 1e-3, n_iter: int = 20,
-                 r_max: float | None = None, merge_tol: float = 0.05, variant: str = "corrected", n_starts: int = 2000,
+                 box: float = 0.05, sigma: float = math.sqrt(0.5), n_components: int = 200, learning_rate: float = 1e-3,
+                 n_iter: int = 20, r_max: float | None = None, merge_tol: float = 0.05, variant: str = "corrected", n_starts: int = 2000,
                  domain: tuple[float, float] = (0.0, 1.0), inference: str = "dynamics", n_neighbors: int = 1,
                  noise: str = "lattice", keep_nonprivate: bool = False, random_state: object = None) -> None:
         self.epsilon_svdd = epsilon_svdd
         self.epsilon_vote = epsilon_vote
         self.classes = classes
         self.box = box
-        self.gamma = gamma
+        self.sigma = sigma
         self.n_components = n_components
-        self.lr = lr
+        self.learning_rate = learning_rate
         self.n_iter = n_iter
         self.r_max = r_max
         self.merge_tol = merge_tol
@@ -438,7 +557,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
         for name in ("epsilon_svdd", "epsilon_vote"):
             if getattr(self, name) is not None:
                 check_epsilon(getattr(self, name), name)
-        check_positive(self.lr, "lr")
+        check_positive(self.learning_rate, "learning_rate")
         check_positive(self.merge_tol, "merge_tol")
         if self.r_max is not None:
             check_positive(self.r_max, "r_max")
@@ -453,9 +572,24 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike, svdd: PrivateSVDD | None = None) -> "EquilibriumPointClassifier":
-        """Fit.  ``svdd``: an already fitted :class:`PrivateSVDD` release to build on (its own guarantee then takes
-        the place of ``epsilon_svdd``, ``box``, ``gamma`` and ``n_components``; it must not hold non-private
-        state), which lets a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`)."""
+        """Fit Phases I-III and release the SVDD, the equilibrium points and the cells' labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data), in the public ``domain``.
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+        svdd : PrivateSVDD or None, default=None
+            An already fitted :class:`PrivateSVDD` release to build on: its own guarantee then takes the place of
+            ``epsilon_svdd``, ``box``, ``sigma`` and ``n_components`` (it must not hold non-private state), which lets
+            a sweep reuse one SVDD solve (:meth:`PrivateSVDD.resample`).
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         X, y = validate_data(self, X, y, reset=True, accept_sparse=True, dtype=np.float64)
@@ -470,7 +604,7 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                           "points are reached from the training points without noise and only occupied cells are labelled "
                           "(ERRATA P3); use variant='corrected'", PrivacyLeakWarning, stacklevel=2)
         if svdd is None:
-            svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, gamma=self.gamma, n_components=self.n_components,
+            svdd = PrivateSVDD(epsilon=self.epsilon_svdd, box=self.box, sigma=self.sigma, n_components=self.n_components,
                                noise=noise, keep_nonprivate=self.keep_nonprivate,
                                random_state=self.random_state).fit(X)
             svdd.set_params(random_state=None)  # a sub-release keeps no generator (it drew this fit's noise)
@@ -480,13 +614,13 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("the given svdd holds its non-private solution; pass a release (PrivateSVDD.resample)")
         center = svdd.center_
         if self.variant == "paper":
-            eps_pts = find_equilibrium_points(svdd, X, self.lr, self.n_iter, self.merge_tol, center)
+            eps_pts = find_equilibrium_points(svdd, X, self.learning_rate, self.n_iter, self.merge_tol, center)
             train_ep = eps_pts.assignment
         else:
             lo, hi = self.domain
             starts = self._public_rng(X.shape[1]).uniform(lo, hi, size=(int(self.n_starts), X.shape[1]))
-            eps_pts = find_equilibrium_points(svdd, starts, self.lr, self.n_iter, self.merge_tol, center)
-            train_ep = nearest(run_dynamics(svdd, X, self.lr, self.n_iter, center), eps_pts.points)
+            eps_pts = find_equilibrium_points(svdd, starts, self.learning_rate, self.n_iter, self.merge_tol, center)
+            train_ep = nearest(run_dynamics(svdd, X, self.learning_rate, self.n_iter, center), eps_pts.points)
         cells, cell_of_ep = cells_of(eps_pts.points, self.r_max)
         counts = np.zeros((len(cells), len(classes)))
         np.add.at(counts, (cell_of_ep[train_ep], y_idx), 1.0)
@@ -536,12 +670,26 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
             attributes=self._release_attributes, noise=noise_description(noise), notes=tuple(notes), private=private)
 
     def predict(self, X: ArrayLike) -> NDArray:
+        """The labels of the rows of X, by the dynamics (Section 6.1) or kNN on the labelled EPs (6.2).
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self, "ep_labels_")
         X = _validate_X(self, X, reset=False)
         if len(self.labelled_points_) == 0:
             raise RuntimeError("no labelled equilibrium point")
         if self.inference == "dynamics":  # Section 6.1: run the dynamics, take the nearest labelled EP
-            finals = run_dynamics(self.svdd_, X, self.lr, self.n_iter, self.svdd_.center_)
+            finals = run_dynamics(self.svdd_, X, self.learning_rate, self.n_iter, self.svdd_.center_)
             return self.classes_[self.ep_labels_[nearest(finals, self.labelled_points_)]]
         k = min(int(self.n_neighbors), len(self.labelled_points_))  # Section 6.2: kNN on the labelled EPs
         nn = cKDTree(self.labelled_points_).query(X, k=k)[1].reshape(len(X), k)

@@ -111,7 +111,20 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
     # estimator API ------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> "_OutputPerturbedSVM":
-        """Solve the SVM on (X, y) and release w-hat (see the class docstring)."""
+        """Solve the SVM on (X, y) and release w-hat = w-tilde + Laplace noise (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training rows (the private data).
+        y : array-like of shape (n_samples,)
+            The labels, in the public set ``classes``.
+
+        Returns
+        -------
+        self
+            The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
+        """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X = self._validate(X, reset=True)
@@ -127,10 +140,10 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         classes, index = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         y_pm = np.where(index == 1, 1.0, -1.0)
         epsilon = check_epsilon(self.epsilon)
-        C = check_positive(self.C, "C")
+        C = 1.0 / check_positive(self.alpha, "alpha")  # the paper's C: (1/2)||w||^2 + (C/n) sum l = C J
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         noise = check_noise(self.noise)
-        loss = make_loss(self.loss, self.huber_h)
+        loss = make_loss(self.loss, self.h)
         rng = self._noise_rng(X, y_pm)
         if self.noise_scale is not None:
             check_positive(self.noise_scale, "noise_scale")
@@ -187,12 +200,38 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
-        """f-hat(x) = <w-hat, phi(x)> (+ intercept)."""
+        """f-hat(x) = <w-hat, phi(x)> (+ ``intercept_``), the released linear function in feature space.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "coef_")
         return self._transform(self._validate(X, reset=False)) @ self.coef_ + self.intercept_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """classes_[1] where f-hat(x) >= 0, classes_[0] elsewhere."""
+        """The predicted labels: ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+
+        Post-processing of the release: no further privacy cost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) >= 0).astype(np.intp)]
 
@@ -237,52 +276,122 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
 
 
 class PrivateSVMFinite(_OutputPerturbedSVM):
-    """PrivateSVM-Finite (Rubinstein et al. 2012, Algorithm 2): Laplace output perturbation of the SVM.
+    """PrivateSVM-Finite (Rubinstein et al. 2012, Algorithm 2): Laplace output perturbation of the linear SVM.
+
+    Solves the primal (1/2)||w||^2 + (C/n) sum_i l(y_i, <w, phi(x_i)>) in a finite feature space phi (the identity
+    by default), without a bias term (the paper's model), and releases w-hat = w-tilde + mu with mu i.i.d.
+    Laplace(0, lambda) on the F coordinates, lambda = 4 L C kappa sqrt(F) / (epsilon n) (Theorem 10, from Lemma 9's L1
+    sensitivity of the minimiser).
 
     Parameters
     ----------
-    epsilon : float, keyword-only
-        Privacy level (the paper's beta).
-    C : float
-        Soft-margin parameter of (1/2)||w||^2 + (C/n) sum l.
-    loss : {"hinge", "huber", "logistic", "smoothed_hinge"}
-        Convex loss; all are 1-Lipschitz (L = 1).
-    huber_h : float
-        Smoothing width of the Huber / smoothed hinge losses.
-    feature_map : None, fitted transformer or callable
-        None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
-        :class:`~dpkernels.random_features.RandomFourierFeatures`) supplies its own bound kappa.  Any other
-        callable needs ``data_norm``.  The map is public (fitted on public data or data-independent).
-    data_norm : float, "data" or None
+    epsilon : float, default=1.0
+        The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
+    alpha : float, default=1.0
+        The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
+        (1/2)||w||^2 + (C/n) sum_i l (scikit-learn's ``SVC`` would take C / n).  The noise scale lambda grows as
+        1 / alpha.
+    loss : {"hinge", "huber", "logistic", "smoothed_hinge"}, default="hinge"
+        The convex loss l; all four are 1-Lipschitz (L = 1).
+    h : float, default=0.5
+        The smoothing width h of the Huber and smoothed hinge losses (ignored by the others).
+    feature_map : None, fitted transformer or callable, default=None
+        phi.  None: phi(x) = x.  A fitted transformer with ``transform`` and ``max_feature_norm`` (such as
+        :class:`~dpkernels.random_features.RandomFourierFeatures`) supplies its own bound kappa.  Any other callable
+        needs ``data_norm``.  The map is public: fitted on public data or data-independent.
+    data_norm : float, "data" or None, default=None
         kappa, a public bound on ||phi(x)||_2 over *all possible* inputs.  None: the feature map's own bound
         (``max_feature_norm``) when it has one, else 1 (a documented public default: scale or clip the rows).
         ``"data"`` reads it from the data, explicitly: the fit is then NOT private (``guarantee_.private`` is False,
         epsilon infinite).
-    clip : bool
-        Rows with ||phi(x)|| > kappa raise ``ValueError`` (False) or are rescaled onto the ball with a
-        :class:`~dpkernels.ClippingWarning` (True).
-    fit_intercept, intercept_scaling : see the module docstring.
-    noise_scale : float or None
-        lambda; None uses Theorem 10.  With a given lambda the guarantee is epsilon = Delta_1 / lambda.
-    solver_tol : float
-        Largest certified solver error, relative to the L2 sensitivity, accepted before release.
-    classes : sequence of two labels or None
-        The public label set (index 0 plays -1, index 1 plays +1).  None: {-1, +1} when the labels are -1/+1,
-        else inferred from y with a :class:`~dpkernels.PrivacyLeakWarning`.
-    noise : {"lattice", "continuous"}
-        How the Laplace noise is drawn (module docstring); "continuous" is not floating-point safe.
-    keep_nonprivate : bool
-        Keep the non-private minimiser as ``nonprivate_`` for evaluation and audits (the object is then not a
-        release).
-    random_state : numpy.random.Generator, int, SeedSequence or None
-        Source of the Laplace noise; None draws from operating-system entropy.  A seed is for reproduction only.
+    clip : bool, default=False
+        Rows with ||phi(x)|| > kappa raise ``ValueError`` (False) or are rescaled onto the ball of radius kappa with
+        a :class:`~dpkernels.ClippingWarning` (True; a per-record map, no privacy cost; ``predict`` clips alike).
+    fit_intercept : bool, default=False
+        Append a constant feature s = ``intercept_scaling`` to phi (as liblinear does): the bias is regularised like
+        w, and the norm bound used by the calibration becomes kappa' = sqrt(kappa^2 + s^2).  The paper has none.
+    intercept_scaling : float, default=1.0
+        s, the value of the constant feature (``fit_intercept=True`` only).
+    noise_scale : float or None, default=None
+        lambda.  None: Theorem 10's lambda for ``epsilon``.  A given lambda is used as is and the guarantee states
+        what it buys: epsilon = Delta_1 / lambda (Delta_1 = ``sensitivity_l1_``).
+    solver_tol : float, default=1e-3
+        The largest certified solver error ||w - w*||, relative to the L2 sensitivity, accepted before release; the
+        noise is calibrated at epsilon / (1 + 2 solver_tol) so that ``epsilon`` holds for the certified minimiser.
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` plays -1, ``classes[1]`` plays +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the Laplace noise is drawn: ``"lattice"`` is the continuous mechanism's output exactly rounded to a public
+        grid (floating-point safe); ``"continuous"`` is the paper's float64 sampler (NOT floating-point safe; for
+        reproducing the paper's numbers; warns with :class:`~dpkernels.UnsafeNoiseWarning`).
+    keep_nonprivate : bool, default=False
+        Keep the non-private minimiser as ``nonprivate_`` for evaluation and audits (:meth:`sample_releases`,
+        :meth:`nonprivate_decision_function`); the object is then not a release (:meth:`release` drops it).
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the Laplace noise.  None draws from operating-system entropy; a seed is for reproduction only
+        (anyone who knows it can subtract the noise; :meth:`release` drops it).
 
     Attributes
     ----------
-    coef_ : w-hat (the release); intercept_ ; noise_scale_ : lambda ; sensitivity_l1_, sensitivity_l2_ :
-    Lemma 9's bounds ; kappa_ : the norm bound used (with the intercept feature) ; feature_kappa_ : the bound on
-    ||phi(x)|| (the clipping radius of predict) ; classes_ ; guarantee_ : :class:`~dpkernels.mechanisms.base.Guarantee` ;
-    nonprivate_ : the certified non-private solution (keep_nonprivate=True only).
+    coef_ : ndarray of shape (n_features_out,)
+        w-hat, the release (n_features_out is the dimension of phi; without the intercept coordinate).
+    intercept_ : float
+        The released intercept (s times the noisy last coordinate with ``fit_intercept``, else 0.0).
+    noise_scale_ : float
+        lambda, the Laplace scale used.
+    sensitivity_l1_ : float
+        Lemma 9's L1 sensitivity 4 L C kappa' sqrt(F) / n of the minimiser (F coordinates, intercept included).
+    sensitivity_l2_ : float
+        Lemma 9's L2 sensitivity 4 L C kappa' / n.
+    kappa_ : float
+        kappa', the norm bound used by the calibration (with the intercept feature).
+    feature_kappa_ : float
+        kappa, the bound on ||phi(x)|| (the clipping radius of ``predict`` with ``clip=True``).
+    noise_to_solution_ : float
+        The noise's expected norm over the largest norm the non-private solution can have (both public); above 1 a
+        :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : ERMSolution
+        The certified non-private minimiser (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateSVM : the same mechanism on random Fourier features of a translation-invariant kernel (Algorithm 3).
+    OutputPerturbation : Chaudhuri et al.'s output perturbation (noise with a Gamma-distributed norm).
+
+    Notes
+    -----
+    Privacy: epsilon-differential privacy (delta = 0) for the replace-one neighbouring relation (two data sets of
+    the same size n differing in one example), Theorem 10.  Released: ``coef_`` and ``intercept_`` (with the public
+    constants listed above); the feature map is public.  Assumptions: the labels lie in the public ``classes``
+    (a data set in which one label is absent is fitted like any other); ||phi(x)|| <= kappa for every possible input;
+    an L-Lipschitz convex loss; the exact minimiser (the solver certifies ||w - w*|| <= solver_tol x the L2
+    sensitivity, else ``fit`` raises ``RuntimeError`` rather than release).  The default noise is floating-point
+    safe (exact rounding to a grid of 2^-16 lambda, :mod:`dpkernels.lattice`).  A fitted object holds its parameters,
+    including a seed given as ``random_state``: publish :meth:`release`, which holds no seed and no non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateSVMFinite
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each row into the unit ball: no privacy cost
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> svm = PrivateSVMFinite(epsilon=1.0, alpha=1.0, data_norm=1.0, classes=[0, 1]).fit(X, y)
+    >>> round(svm.guarantee_.epsilon, 6), svm.guarantee_.delta
+    (1.0, 0.0)
+    >>> svm.guarantee_.statement
+    'Rubinstein et al. (2012) Theorem 10'
+    >>> svm.coef_.shape, svm.predict(X[:5]).shape
+    ((3,), (5,))
+    >>> published = svm.release()  # no seed, no non-private state
     """
 
     _statement = "Rubinstein et al. (2012) Theorem 10"
@@ -293,9 +402,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        C: float = 1.0,
+        alpha: float = 1.0,
         loss: str = "hinge",
-        huber_h: float = 0.5,
+        h: float = 0.5,
         feature_map: object = None,
         data_norm: float | None = None,
         clip: bool = False,
@@ -309,9 +418,9 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
-        self.C = C
+        self.alpha = alpha
         self.loss = loss
-        self.huber_h = huber_h
+        self.h = h
         self.feature_map = feature_map
         self.data_norm = data_norm
         self.clip = clip
@@ -364,29 +473,111 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
 
 
 class PrivateSVM(_OutputPerturbedSVM):
-    """PrivateSVM (Rubinstein et al. 2012, Algorithm 3): the SVM in a random Fourier feature space, Laplace output perturbation.
+    """PrivateSVM (Rubinstein et al. 2012, Algorithm 3): the SVM on random Fourier features, Laplace output noise.
+
+    The SVM primal (1/2)||w||^2 + (C/n) sum_i l(y_i, <w, phi-hat(x_i)>) on d-hat random Fourier features of a
+    translation-invariant kernel (Eq. 6: phi-hat(x) = d-hat^{-1/2} [cos<rho_t, x>, sin<rho_t, x>]_t, so that
+    ||phi-hat(x)|| = 1 for every x), without a bias term, released as w-hat = w-tilde + mu, mu i.i.d. Laplace(0, lambda)
+    with lambda = 2^{2.5} L C sqrt(d-hat) / (epsilon n) (Corollary 12), together with the frequencies rho_1..rho_d-hat.
 
     Parameters
     ----------
-    epsilon : float, keyword-only
-        Privacy level (the paper's beta).
-    C : float
-        Soft-margin parameter.
-    kernel : {"rbf", "laplacian", "cauchy"}
-        Translation-invariant kernel (Table 2, normalised so that k(x, x) = 1).
-    sigma : float
-        Kernel bandwidth (RBF: exp(-||D||^2 / (2 sigma^2))).
-    n_components : int
-        d-hat, the number of frequencies (2 d-hat features).
-    loss, huber_h, fit_intercept, intercept_scaling, noise_scale, solver_tol, classes, noise, keep_nonprivate,
-    random_state : as for :class:`PrivateSVMFinite`; the default lambda is Corollary 12's.  The frequencies are drawn
-    from ``random_state`` too (they are data-independent and released).
+    epsilon : float, default=1.0
+        The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
+    alpha : float, default=1.0
+        The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
+        (1/2)||w||^2 + (C/n) sum_i l.  The noise scale lambda grows as 1 / alpha.
+    kernel : {"rbf", "laplacian", "cauchy"}, default="rbf"
+        The translation-invariant kernel (the paper's Table 2, normalised so that k(x, x) = 1).
+    sigma : float, default=1.0
+        The kernel width sigma (RBF: exp(-||x - x'||^2 / (2 sigma^2))); public, chosen without the data.
+    n_components : int, default=100
+        d-hat, the number of frequencies (2 d-hat features); lambda grows as sqrt(d-hat).
+    loss : {"hinge", "huber", "logistic", "smoothed_hinge"}, default="hinge"
+        The convex loss l; all four are 1-Lipschitz (L = 1).
+    h : float, default=0.5
+        The smoothing width h of the Huber and smoothed hinge losses (ignored by the others).
+    fit_intercept : bool, default=False
+        Append a constant feature s = ``intercept_scaling``; the norm bound becomes sqrt(1 + s^2) and the noise
+        scale falls back to Theorem 10's (the paper has no intercept).
+    intercept_scaling : float, default=1.0
+        s, the value of the constant feature (``fit_intercept=True`` only).
+    noise_scale : float or None, default=None
+        lambda.  None: Corollary 12's lambda for ``epsilon``.  A given lambda is used as is and the guarantee states
+        what it buys: epsilon = Delta_1 / lambda.
+    solver_tol : float, default=1e-3
+        The largest certified solver error ||w - w*||, relative to the L2 sensitivity, accepted before release; the
+        noise is calibrated at epsilon / (1 + 2 solver_tol).
+    classes : sequence of two labels, "data" or None, default=None
+        The public label set (``classes[0]`` plays -1, ``classes[1]`` plays +1).  None: the labels must be -1/+1.
+        ``"data"`` reads the label set from the data, explicitly: the fit is then NOT private.
+    noise : {"lattice", "continuous"}, default="lattice"
+        How the Laplace noise is drawn: exactly rounded to a public grid (floating-point safe) or the paper's float64
+        sampler (NOT floating-point safe; warns).
+    keep_nonprivate : bool, default=False
+        Keep the non-private minimiser as ``nonprivate_`` for evaluation and audits; the object is then not a release.
+    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+        Source of the frequencies (data-independent: drawn from the seed and the input dimension only) and of the
+        noise.  None draws from operating-system entropy; a seed is for reproduction only.
 
     Attributes
     ----------
-    coef_ : w-hat in R^{2 d-hat} ; frequencies_ : rho_1..rho_d-hat (released with coef_) ; rff_ : the fitted
-    random-feature map (frequencies and kernel, no generator) ; noise_scale_, sensitivity_l1_, sensitivity_l2_,
-    kappa_, classes_, guarantee_, nonprivate_ as for :class:`PrivateSVMFinite`.
+    coef_ : ndarray of shape (2 * n_components,)
+        w-hat in R^{2 d-hat}, the release.
+    intercept_ : float
+        The released intercept (0.0 unless ``fit_intercept``).
+    frequencies_ : ndarray of shape (n_components, n_features)
+        rho_1..rho_d-hat, released with ``coef_`` (data-independent).
+    rff_ : RandomFourierFeatures
+        The fitted feature map phi-hat (its frequencies and kernel; no generator).
+    noise_scale_ : float
+        lambda, the Laplace scale used.
+    sensitivity_l1_ : float
+        Lemma 9's L1 sensitivity 4 L C kappa sqrt(F) / n (kappa = 1, F = 2 d-hat; with the intercept feature if any).
+    sensitivity_l2_ : float
+        Lemma 9's L2 sensitivity 4 L C kappa / n.
+    kappa_ : float
+        The norm bound used by the calibration (1, or sqrt(1 + s^2) with the intercept).
+    noise_to_solution_ : float
+        The noise's expected norm over the largest norm the non-private solution can have (both public); above 1 a
+        :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
+    classes_ : ndarray of shape (2,)
+        The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
+    n_features_in_ : int
+        The number of input features.
+    guarantee_ : Guarantee
+        The privacy statement of the fit (:class:`~dpkernels.mechanisms.base.Guarantee`).
+    nonprivate_ : ERMSolution
+        The certified non-private minimiser (``keep_nonprivate=True`` only; NOT private).
+
+    See Also
+    --------
+    PrivateSVMFinite : the same mechanism in a finite feature space (Algorithm 2).
+    PrivateKernelERM : Chaudhuri et al.'s Algorithm 3 on random features.
+
+    Notes
+    -----
+    Privacy: epsilon-differential privacy (delta = 0) for the replace-one neighbouring relation, Corollary 12
+    (Theorem 10 with F = 2 d-hat and kappa = 1).  Released: ``coef_``, ``intercept_`` and the frequencies
+    ``frequencies_`` (data-independent, so they cost no privacy).  No bound on the inputs is needed:
+    ||phi-hat(x)|| = 1 for every x.  Assumptions: the labels lie in the public ``classes``; a 1-Lipschitz convex loss;
+    the exact minimiser (certified to within ``solver_tol`` x the L2 sensitivity, else ``fit`` raises
+    ``RuntimeError``).  The default noise is floating-point safe (:mod:`dpkernels.lattice`).  Publish
+    :meth:`release`, which holds no seed and no non-private state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels import PrivateSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> svm = PrivateSVM(epsilon=1.0, alpha=1.0, sigma=1.0, n_components=20, classes=[0, 1]).fit(X, y)
+    >>> round(svm.guarantee_.epsilon, 6), svm.guarantee_.statement
+    (1.0, 'Rubinstein et al. (2012) Corollary 12')
+    >>> svm.coef_.shape, svm.frequencies_.shape, svm.predict(X[:5]).shape
+    ((40,), (20, 3), (5,))
+    >>> published = svm.release()  # what to publish: coef_, frequencies_ and the public constants
     """
 
     _statement = "Rubinstein et al. (2012) Corollary 12"
@@ -397,12 +588,12 @@ class PrivateSVM(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        C: float = 1.0,
+        alpha: float = 1.0,
         kernel: str = "rbf",
         sigma: float = 1.0,
         n_components: int = 100,
         loss: str = "hinge",
-        huber_h: float = 0.5,
+        h: float = 0.5,
         fit_intercept: bool = False,
         intercept_scaling: float = 1.0,
         noise_scale: float | None = None,
@@ -413,12 +604,12 @@ class PrivateSVM(_OutputPerturbedSVM):
         random_state: object = None,
     ) -> None:
         self.epsilon = epsilon
-        self.C = C
+        self.alpha = alpha
         self.kernel = kernel
         self.sigma = sigma
         self.n_components = n_components
         self.loss = loss
-        self.huber_h = huber_h
+        self.h = h
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.noise_scale = noise_scale

@@ -68,8 +68,9 @@ def tree_sum(P: Array, axis: int = 0) -> tuple[Array, int]:
 
 
 def _dense_rows(design: Design, a: int, b: int) -> Array:
+    """Rows a:b as a dense array (a view of a dense design: callers must not write into it)."""
     X = design.X[a:b]
-    return X.toarray() if hasattr(X, "toarray") else np.array(X)
+    return X.toarray() if hasattr(X, "toarray") else X
 
 
 def _chunk(design: Design, K: int) -> int:
@@ -90,14 +91,15 @@ def margins_with_bound(design: Design, W: Array) -> tuple[Array, Array]:
     dZ = np.empty((rows, K))
     absW = np.abs(W)
     step = _chunk(design, K)
+    buf = np.empty((min(step, rows), d))
     for a in range(0, rows, step):
         A = _dense_rows(design, a, min(rows, a + step))
         b = a + A.shape[0]
         for k in range(K):
             P = A * W[:, k]  # products, each within u of the exact one
             Z[a:b, k], _ = tree_sum(P, axis=1)
-        np.abs(A, out=A)
-        dZ[a:b] = A @ absW
+        absA = np.abs(A, out=buf[: A.shape[0]])
+        dZ[a:b] = absA @ absW
     dZ *= g / (1.0 - gamma(d + 2))
     return Z, dZ
 
@@ -163,6 +165,7 @@ def gradient_with_bound(design: Design, loss: MarginLoss, lam: float, lin: Array
     step = _chunk(design, K)
     partial, height = [], 0
     T = np.zeros((d, 2 * K))  # sum_i |a_ij| |q_i| and sum_i |a_ij| dq_i
+    buf = np.empty((min(step, rows), d))
     for a in range(0, rows, step):
         A = _dense_rows(design, a, min(rows, a + step))
         b = a + A.shape[0]
@@ -171,8 +174,8 @@ def gradient_with_bound(design: Design, loss: MarginLoss, lam: float, lin: Array
             S, h = tree_sum(P, axis=0)
             partial.append(S)
             height = max(height, h)
-        np.abs(A, out=A)
-        T += A.T @ np.hstack([np.abs(Q[a:b]), dQ[a:b]])
+        absA = np.abs(A, out=buf[: A.shape[0]])
+        T += absA.T @ np.hstack([np.abs(Q[a:b]), dQ[a:b]])
     S, h_top = tree_sum(np.stack(partial).reshape(-1, K, d), axis=0)
     height += h_top
     T /= 1.0 - gamma(rows + 2)

@@ -68,7 +68,7 @@ def audit_output_perturbation(epsilon: float, n_releases: int, Lambda: float = 1
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     y[-1] = 1.0
     rng = np.random.default_rng(random_state)
-    kw = dict(epsilon=epsilon, Lambda=Lambda, loss="huber", keep_nonprivate=True)
+    kw = dict(epsilon=epsilon, alpha=Lambda, loss="huber", keep_nonprivate=True)
     m1 = OutputPerturbation(**kw, random_state=rng).fit(X1, y)
     m2 = OutputPerturbation(**kw, random_state=rng).fit(X2, y)
     c, cp = m1.nonprivate_solution.coef, m2.nonprivate_solution.coef
@@ -147,7 +147,7 @@ def audit_objective_perturbation(loss: str, epsilon: float, n_releases: int, Lam
     X1 = X1 * data_norm
     L = make_loss(loss)
     rng = np.random.default_rng(random_state)
-    kw = dict(epsilon=epsilon, Lambda=Lambda, loss=loss, data_norm=data_norm, keep_nonprivate=True)
+    kw = dict(epsilon=epsilon, alpha=Lambda, loss=loss, data_norm=data_norm, keep_nonprivate=True)
     m1 = ObjectivePerturbation(**kw, random_state=rng).fit(X1, y1)
     m2 = ObjectivePerturbation(**kw, random_state=rng).fit(X2, y2)
     p = m1.params_
@@ -232,7 +232,7 @@ def audit_private_tuning(epsilon: float, n_releases: int, n_part: int = 500, Lam
     for i in range(m):
         Xp, _ = _toy(n_part, d, rng)
         yp = np.where(Xp[:, 0] > 0, 1.0, -1.0) * (1.0 if i == 0 else -1.0)
-        mdl = OutputPerturbation(epsilon=epsilon, Lambda=Lambda, loss="huber", keep_nonprivate=True, random_state=rng).fit(Xp, yp)
+        mdl = OutputPerturbation(epsilon=epsilon, alpha=Lambda, loss="huber", keep_nonprivate=True, random_state=rng).fit(Xp, yp)
         pred = np.where(mdl.sample_releases(n_releases, rng) @ x0[0] >= 0, 1.0, -1.0)
         Z1[:, i] = pred != 1.0
         Z2[:, i] = pred != -1.0

@@ -122,7 +122,7 @@ def diffprivlib_comparison(data: Dataset, epsilons: Sequence[float], Lambda: flo
     for eps in epsilons:
         for seed in seeds:
             t = time.perf_counter()
-            ours = ObjectivePerturbation(epsilon=eps, Lambda=Lambda, loss="logistic", random_state=seed).fit(Xtr, ytr)
+            ours = ObjectivePerturbation(epsilon=eps, alpha=Lambda, loss="logistic", random_state=seed).fit(Xtr, ytr)
             rows.append({"implementation": "dpkernels", "epsilon": eps, "seed": seed, "fit_s": time.perf_counter() - t,
                          "error": 1.0 - ours.score(Xte, yte)})
         for fit_intercept, label in ((False, "diffprivlib (no intercept)"), (True, "diffprivlib (default: intercept)")):

@@ -15,6 +15,7 @@ se = our sd / sqrt(10) (``PUBLISHED_N_RUNS``); :func:`dpkernels.report.compare_t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -483,10 +484,10 @@ def kernel_experiment(data: Dataset, D_values: Sequence[int], epsilons: Sequence
     rows = []
     for eps in epsilons:
         for seed in seeds:
-            lin = ObjectivePerturbation(epsilon=eps, Lambda=Lambda, loss="logistic", random_state=seed).fit(Xtr, ytr)
+            lin = ObjectivePerturbation(epsilon=eps, alpha=Lambda, loss="logistic", random_state=seed).fit(Xtr, ytr)
             rows.append({"model": "linear", "D": 0, "epsilon": eps, "seed": seed, "error": 1.0 - lin.score(Xte, yte)})
             for D in D_values:
-                k = PrivateKernelERM(epsilon=eps, Lambda=Lambda, gamma=gamma, n_components=D, random_state=seed).fit(Xtr, ytr)
+                k = PrivateKernelERM(epsilon=eps, alpha=Lambda, sigma=math.sqrt(1 / (2 * gamma)), n_components=D, random_state=seed).fit(Xtr, ytr)
                 rows.append({"model": "RBF random features", "D": D, "epsilon": eps, "seed": seed,
                              "error": 1.0 - k.score(Xte, yte)})
     return pd.DataFrame(rows)

@@ -233,11 +233,13 @@ def record_audit(checks: Checks, claim: str, res: AuditResult, id: str) -> Verdi
     ])
 
 
-def record_published(checks: Checks, claim: str, frame: pd.DataFrame, id: str, detail: str = "") -> Verdict:
+def record_published(checks: Checks, claim: str, frame: pd.DataFrame, id: str, detail: str = "",
+                     hypotheses: pd.DataFrame | None = None) -> Verdict:
     """One row per published table or figure: every published number with a reproduction compared through the
-    standard error of the difference (:func:`dpkernels.report.compare_table`); an ``errata`` id in the frame is there
-    only when that hypothesis's test accepted the data set (:func:`.hypotheses.explanations`)."""
-    t = published_comparison(compare_table(frame))
+    standard error of the difference (:func:`dpkernels.report.compare_table`); an ``errata`` id in the frame is a
+    candidate, an explanation only where ``hypotheses`` (the rows of ``hypotheses.csv``) accepts it for the row's
+    data set."""
+    t = published_comparison(compare_table(frame, hypotheses))
     return checks.record(claim, "published numbers that differ from ours by more than 3 standard errors of the "
                          "difference without an accepted explanation", t.outcome(), kind="measured", bound=0,
                          measured=t.unexplained, id=id, detail=RUNS_ASSUMPTION + (f"; {detail}" if detail else ""))
@@ -321,9 +323,10 @@ def record_learning_curves(checks: Checks, lc: pd.DataFrame, epsilon: float = 0.
     ])
 
 
-def comparison_view(frame: pd.DataFrame) -> pd.DataFrame:
-    """Published next to reproduced for a notebook: ours +- its standard error, z of the difference and the class."""
-    c = compare_table(frame)
+def comparison_view(frame: pd.DataFrame, hypotheses: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Published next to reproduced for a notebook: ours +- its standard error, z of the difference and the class
+    (an explanation only where ``hypotheses`` accepts it for the row's data set)."""
+    c = compare_table(frame, hypotheses)
     keys = [k for k in c.columns if k not in ("published", "reproduced", "se_reproduced", "se_published", "z", "class", "dataset")]
     out = c[keys].copy()
     out["published"] = c["published"].round(4)

@@ -1,14 +1,10 @@
-"""Experiments for Rubinstein, Bartlett, Huang and Taft (2012); used by ``notebooks/rubinstein2012.py``.
-
-Every function returns a :class:`pandas.DataFrame` (or a small dataclass) of measured numbers next to
-the paper's bounds; the notebook turns them into ``checks.csv`` rows, tables and figures.
-"""
+"""The statements of Rubinstein, Bartlett, Huang and Taft (2012) against solves, searches and Monte Carlo; used by
+``notebooks/rubinstein2012.py`` (the verdicts are :mod:`.records`'s)."""
 
 from __future__ import annotations
 
 import hashlib
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,26 +12,16 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
-from scipy import integrate
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from dpkernels import verdicts
-from dpkernels._validation import UnsafeNoiseWarning
-from dpkernels.audit import (
-    adversarial_neighbour_sensitivity,
-    clopper_pearson,
-    epsilon_lower_bound,
-    laplace_llr_statistic,
-    random_neighbour_sensitivity,
-    reachability_statistic,
-)
+from dpkernels.audit import adversarial_neighbour_sensitivity, clopper_pearson, random_neighbour_sensitivity
 from dpkernels.bounds import rubinstein as R
 from dpkernels.cache import memory
-from dpkernels.datasets import load_adult
-from dpkernels.kernels import CauchyKernel, LaplacianKernel, RBFKernel, TranslationInvariantKernel
+from dpkernels.kernels import RBFKernel, TranslationInvariantKernel
 from dpkernels.losses import make_loss
-from dpkernels.mechanisms.rubinstein import PrivateSVM, PrivateSVMFinite
+from dpkernels.mechanisms.rubinstein import PrivateSVMFinite
 from dpkernels.random_features import RandomFourierFeatures, rff_paired
 from dpkernels.solvers import solve_erm
 from dpkernels.solvers.hinge import solve_hinge_dual_gram
@@ -48,137 +34,6 @@ Array = NDArray[np.float64]
 #: cores busy).  The loops that run in joblib workers set the same limit inside the worker.
 _small_blas = threadpool_limits.wrap(limits=1, user_api="blas")
 
-__all__ = [
-    "PUBLISHED_TABLE_1",
-    "PUBLISHED_TABLE_2",
-    "kernel_tables",
-    "SensitivitySetting",
-    "sensitivity_problem",
-    "sensitivity_experiment",
-    "lemma_22_experiment",
-    "lemma_25_experiment",
-    "appendix_a_construction",
-    "theorem_11_experiment",
-    "corollary_15_experiment",
-    "lemma_16_experiment",
-    "lemma_18_experiment",
-    "lemma_17_experiment",
-    "theorem_13_experiment",
-    "theorem_13_premise_experiment",
-    "theorem_23_experiment",
-    "theorem_26_experiment",
-    "rate_table",
-    "privacy_audit",
-    "audit_with_control",
-    "lemma_22_audit_models",
-    "rff_audit_models",
-    "floating_point_pair",
-    "floating_point_audit",
-    "adult_privacy_utility",
-    "adult_summary",
-    "RATE_TOL",
-    "KERNEL_MC_SE",
-    "kernel_pair_consistent",
-    "rate_holds",
-    "failure_probability_holds",
-    "lower_bound_respected",
-    "useful_on_data",
-]
-
-# ----------------------------------------------------------------------------------------------
-# Tables 1 and 2
-# ----------------------------------------------------------------------------------------------
-PUBLISHED_TABLE_1 = {
-    "RBF": "exp(-||D||_2^2 / (2 sigma^2))",
-    "Laplacian": "exp(-||D||_1)",
-    "Cauchy": "prod_i 2 / (1 + D_i^2)",
-}
-PUBLISHED_TABLE_2 = {
-    ("RBF", "g"): "exp(-||D||_2^2 / (2 sigma^2))",
-    ("RBF", "p"): "(2 pi)^{-d/2} exp(-||w||_2^2 / 2)",
-    ("Laplacian", "g"): "exp(-||D||_1)",
-    ("Laplacian", "p"): "prod_i 1 / (pi (1 + w_i^2))",
-    ("Cauchy", "g"): "prod_i 2 / (1 + D_i^2)",
-    ("Cauchy", "p"): "exp(-||D||_1)",
-}
-#: Our reproduction, normalised so that g(0) = 1 and p is a probability density, with bandwidth sigma.
-REPRODUCED_TABLE_2 = {
-    ("RBF", "g"): "exp(-||D||_2^2 / (2 sigma^2))",
-    ("RBF", "p"): "(sigma^2 / (2 pi))^{d/2} exp(-sigma^2 ||w||_2^2 / 2), i.e. N(0, sigma^-2 I)",
-    ("Laplacian", "g"): "exp(-||D||_1 / sigma)",
-    ("Laplacian", "p"): "prod_i sigma / (pi (1 + sigma^2 w_i^2)), i.e. Cauchy(0, 1/sigma) coordinates",
-    ("Cauchy", "g"): "prod_i 1 / (1 + D_i^2 / sigma^2)",
-    ("Cauchy", "p"): "prod_i (sigma / 2) exp(-sigma |w_i|), i.e. Laplace(0, 1/sigma) coordinates",
-}
-
-
-def _published_pair(name: str, d: int, sigma: float) -> tuple[Callable[[Array], Array], Callable[[Array], Array]]:
-    """The printed (g, p) of Table 2 as functions (p as printed, in terms of w), for bandwidth sigma."""
-    if name == "RBF":
-        return (lambda D: np.exp(-np.sum(D**2, -1) / (2 * sigma**2)),
-                lambda w: (2 * np.pi) ** (-d / 2) * np.exp(-np.sum(w**2, -1) / 2))
-    if name == "Laplacian":
-        return (lambda D: np.exp(-np.sum(np.abs(D), -1)), lambda w: np.prod(1 / (np.pi * (1 + w**2)), -1))
-    return (lambda D: np.prod(2 / (1 + D**2), -1), lambda w: np.exp(-np.sum(np.abs(w), -1)))
-
-
-def _mc_kernel_error(g: Callable[[Array], Array], freqs: Array, diffs: Array) -> tuple[float, float]:
-    """max_j |mean_m cos <w_m, D_j> - g(D_j)| and the largest standard error."""
-    cos = np.cos(diffs @ freqs.T)
-    est = cos.mean(axis=1)
-    se = cos.std(axis=1) / math.sqrt(freqs.shape[0])
-    return float(np.max(np.abs(est - g(diffs)))), float(np.max(se))
-
-
-def kernel_tables(n_freq: int = 200_000, random_state: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables 1 and 2 (published and reproduced) and a verification of each (g, p) pair.
-
-    For each row: is p a probability density (numerical integral over R, d = 1)?  Is g(0) = 1 (so that
-    k-hat(x, x) = 1 = k(x, x))?  Does sampling w from (normalised) p give E cos <w, D> = g(D)?  The RBF
-    row is checked at sigma = 1 and sigma = 2 (Table 2 prints p for sigma = 1 only).  Returns
-    (table_1, table_2) in the long format of :func:`dpkernels.report.write_table`.
-    """
-    rng = np.random.default_rng(random_state)
-    d = 2
-    diffs = np.array([[0.0, 0.0], [0.3, -0.2], [1.0, 0.5], [-1.5, 0.7], [2.0, 2.0]])
-    ours: dict[str, TranslationInvariantKernel] = {"RBF": RBFKernel(1.0), "Laplacian": LaplacianKernel(1.0), "Cauchy": CauchyKernel(1.0)}
-    t1 = []
-    for name, formula in PUBLISHED_TABLE_1.items():
-        t1.append({"kernel": name, "column": "g", "source": "published", "value": formula})
-        t1.append({"kernel": name, "column": "g", "source": "reproduced", "value": REPRODUCED_TABLE_2[(name, "g")]})
-    rows = []
-    for name in ("RBF", "Laplacian", "Cauchy"):
-        for sigma in ((1.0, 2.0) if name == "RBF" else (1.0,)):
-            g_pub, p_pub = _published_pair(name, d, sigma)
-            mass_1d = integrate.quad(lambda w: float(p_pub(np.array([[w]]))[0]) if name != "RBF" else
-                                     float((2 * np.pi) ** -0.5 * np.exp(-w * w / 2)), -np.inf, np.inf)[0]
-            mass = mass_1d**d  # product form in d dimensions
-            g0 = float(g_pub(np.zeros((1, d)))[0])
-            # sample the printed p after normalising it (its shape is what a sampler would use)
-            if name == "RBF":
-                freqs = rng.standard_normal((n_freq, d))
-            elif name == "Laplacian":
-                freqs = rng.standard_cauchy((n_freq, d))
-            else:
-                freqs = rng.laplace(0.0, 1.0, (n_freq, d))
-            err_pub, se_pub = _mc_kernel_error(g_pub, freqs, diffs)
-            kern = RBFKernel(sigma) if name == "RBF" else ours[name]
-            err_ours, se_ours = _mc_kernel_error(kern.g, kern.sample_frequencies(n_freq, d, rng), diffs)
-            label = f"{name} (sigma={sigma:g})" if name == "RBF" else name
-            verification = (f"integral of p = {mass:.4g}; g(0) = {g0:.4g}; sampling p: max |E cos<w,D> - g(D)| = {err_pub:.3g} "
-                            f"(5 SE = {KERNEL_MC_SE * se_pub:.2g}, {n_freq} frequencies)")
-            ok_pub = kernel_pair_consistent(mass, g0, err_pub, se_pub)
-            rows.append({"kernel": label, "column": "g, p", "source": "published",
-                         "value": f"{PUBLISHED_TABLE_2[(name, 'g')]} ; {PUBLISHED_TABLE_2[(name, 'p')]}",
-                         "verification": verification, "consistent": ok_pub,
-                         "mc_error": err_pub, "mc_5se": KERNEL_MC_SE * se_pub, "p_mass": mass, "g0": g0})
-            rows.append({"kernel": label, "column": "g, p", "source": "reproduced",
-                         "value": f"{REPRODUCED_TABLE_2[(name, 'g')]} ; {REPRODUCED_TABLE_2[(name, 'p')]}",
-                         "verification": f"sampling p: max |E cos<w,D> - g(D)| = {err_ours:.3g} (5 SE = {KERNEL_MC_SE * se_ours:.2g}, {n_freq} frequencies)",
-                         "consistent": kernel_pair_consistent(1.0, 1.0, err_ours, se_ours), "mc_error": err_ours,
-                         "mc_5se": KERNEL_MC_SE * se_ours,
-                         "p_mass": 1.0, "g0": 1.0})
-    return pd.DataFrame(t1), pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -695,7 +550,7 @@ def theorem_23_experiment(ratios: Sequence[float], n_releases: int, n: int = 10,
     db = R.lemma_22_databases(n, C)
     eps = usefulness * R.theorem_23_max_epsilon(C, n)
     radius = max(1.0, db.M)
-    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, C=C, data_norm=db.M, keep_nonprivate=True,  # noqa: E731
+    fit = lambda X, y: PrivateSVMFinite(epsilon=1.0, alpha=1.0 / C, data_norm=db.M, keep_nonprivate=True,  # noqa: E731
                                         random_state=rng).fit(X, y)
     m1, m2 = fit(db.X1, db.y1), fit(db.X2, db.y2)
     w1, w2 = float(m1.nonprivate_.coef[0]), float(m2.nonprivate_.coef[0])
@@ -870,231 +725,3 @@ def rate_table(d: int = 2, sigma: float = 1.0, diam: float = 2.0) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------------------------
-# privacy audits
-# ----------------------------------------------------------------------------------------------
-def privacy_audit(model_d: PrivateSVMFinite | PrivateSVM, model_dprime: PrivateSVMFinite | PrivateSVM,
-                  n_releases: int, random_state: int = 0, alpha: float = 0.05,
-                  noise_scale: float | None = None) -> dict[str, float]:
-    """Statistical audit of a fitted mechanism (``keep_nonprivate=True``) on a neighbouring pair.
-
-    Draws ``n_releases`` releases from each (the default lattice release, reusing each non-private solution), scores
-    them with the Laplace log-likelihood-ratio statistic and returns the (1 - alpha) Clopper-Pearson lower bound on
-    epsilon next to the exact privacy loss of the pair, ||w_D - w_D'||_1 / lambda (the largest log-density ratio of
-    the two release laws; no audit of this pair can exceed it).  With ``noise_scale`` the releases are drawn at that
-    lambda (a mis-calibrated mechanism: the audit's negative control).
-    """
-    rng = np.random.default_rng(random_state)
-    lam = model_d.noise_scale_ if noise_scale is None else noise_scale
-    a = model_d.sample_releases(n_releases, rng, noise_scale=lam)
-    b = model_dprime.sample_releases(n_releases, rng, noise_scale=lam)
-    c, cp = model_d.nonprivate_.coef, model_dprime.nonprivate_.coef
-    res = epsilon_lower_bound(laplace_llr_statistic(a, c, cp), laplace_llr_statistic(b, c, cp), alpha=alpha, random_state=rng)
-    delta_l1 = float(np.abs(c - cp).sum())
-    return {"epsilon_claimed": model_d.guarantee_.epsilon, "epsilon_lb": res.epsilon_lb, "epsilon_hat": res.epsilon_hat,
-            "pair_l1": delta_l1, "lemma9_l1": model_d.sensitivity_l1_, "noise_scale": lam,
-            "epsilon_pair_exact": delta_l1 / lam, "p_hat": res.p_hat, "q_hat": res.q_hat, "n_releases": n_releases}
-
-
-def audit_with_control(model_d: PrivateSVMFinite | PrivateSVM, model_dprime: PrivateSVMFinite | PrivateSVM, n_releases: int,
-                       random_state: int = 0, n_jobs: int = 1) -> dict[str, dict[str, float]]:
-    """The audit of the mechanism as calibrated and its negative control: the same pair with half the noise this pair
-    needs for the claimed epsilon (lambda = ||w_D - w_D'||_1 / (2 epsilon): exact privacy loss 2 epsilon), which
-    the audit must detect (lower bound above epsilon) to show its power.  The two run side by side (``n_jobs``)."""
-    pair_l1 = float(np.abs(model_d.nonprivate_.coef - model_dprime.nonprivate_.coef).sum())
-    half = pair_l1 / (2.0 * model_d.guarantee_.epsilon)
-    audit, control = Parallel(n_jobs=n_jobs)(
-        delayed(privacy_audit)(model_d, model_dprime, n_releases, random_state=seed, noise_scale=scale)
-        for seed, scale in ((random_state, None), (random_state + 1, half)))
-    return {"audit": audit, "control": {**control, "epsilon_claimed": model_d.guarantee_.epsilon}}
-
-
-def lemma_22_audit_models(epsilon: float, n: int = 20, C: float = 0.5, M: float = 1.0, m: float = 0.01,
-                          random_state: int = 0) -> tuple[PrivateSVMFinite, PrivateSVMFinite]:
-    """PrivateSVM-Finite (linear, d = 1) fitted on Lemma 22's databases with x_n = M - m (near-worst case as m -> 0),
-    keeping the non-private solutions for the audit."""
-    pair = R.lemma_22_databases(n, C, M=M, m=m)
-    fit = lambda X, y: PrivateSVMFinite(epsilon=epsilon, C=C, data_norm=M, keep_nonprivate=True,  # noqa: E731
-                                        random_state=random_state).fit(X, y)
-    return fit(pair.X1, pair.y1), fit(pair.X2, pair.y2)
-
-
-def _rff_adversarial_neighbour(n: int, C: float, sigma: float, d_hat: int, n_adv: int, maxiter: int,
-                               random_state: int) -> tuple[Array, Array, Array, Array, float]:
-    """The adversarial search's neighbour for the RFF SVM with the frequencies PrivateSVM draws from
-    ``default_rng([random_state, 1])`` (deterministic, non-private: cached)."""
-    rng = np.random.default_rng(random_state)
-    X = np.array([_unit_ball_point(2)(rng) for _ in range(n)])
-    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
-    freqs = RandomFourierFeatures(n_components=d_hat, sigma=sigma, random_state=np.random.default_rng([random_state, 1])).fit(X).frequencies_
-    hinge = make_loss("hinge")
-    fit = _Memo(lambda Xa, ya: solve_erm(rff_paired(Xa, freqs), ya, hinge, C).coef)
-    adv = adversarial_neighbour_sensitivity(fit, X, y, _unit_ball_point(2), lambda x: np.clip(x, -2.0, 2.0), n_random=n_adv,
-                                            n_refine=2, maxiter=maxiter, random_state=rng)
-    Xb, yb = X.copy(), y.copy()
-    Xb[adv.index], yb[adv.index] = adv.x_replacement, adv.y_replacement
-    return X, y, Xb, yb, adv.l2
-
-
-def rff_audit_models(epsilon: float, n: int = 40, C: float = 1.0, sigma: float = 0.5, d_hat: int = 10, n_adv: int = 16,
-                     maxiter: int = 60, random_state: int = 0) -> tuple[PrivateSVM, PrivateSVM, float]:
-    """PrivateSVM (RBF) fitted on the neighbouring pair found by the adversarial search for its own frequencies
-    (both fits draw the same data-independent frequencies from the same seed).  Returns the two models and the
-    pair's L2 change."""
-    X, y, Xb, yb, l2 = memory().cache(_rff_adversarial_neighbour)(n, C, sigma, d_hat, n_adv, maxiter, random_state)
-    make = lambda Xa, ya: PrivateSVM(epsilon=epsilon, C=C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,  # noqa: E731
-                                     random_state=np.random.default_rng([random_state, 1])).fit(Xa, ya)
-    first, second = make(X, y), make(Xb, yb)
-    if not np.array_equal(first.frequencies_, second.frequencies_):
-        raise RuntimeError("the two fits must share their frequencies")
-    return first, second, l2
-
-
-def floating_point_pair() -> tuple[Array, Array, Array]:
-    """Issue 12's minimal case for the floating-point attack: X = 1 except X[0] = 0 (d = 1), labels +1 except the
-    first; the neighbour flips the last label."""
-    X = np.ones((10, 1))
-    X[0] = 0.0
-    y = np.ones(10)
-    y[0] = -1.0
-    y2 = y.copy()
-    y2[-1] = -1.0
-    return X, y, y2
-
-
-def floating_point_audit(n_releases: int, random_state: int = 0) -> pd.DataFrame:
-    """Mironov's floating-point attack on both mechanisms, with the paper's float64 sampler (``noise="continuous"``,
-    the attack's positive control) and with the default lattice release, on :func:`floating_point_pair`
-    (C = 0.5, data_norm = 1; PrivateSVM with d-hat = 3, sigma = 1, the same frequencies on both data sets).
-    The statistic is whether a release is reachable in float64 from each centre
-    (:func:`~dpkernels.audit.reachability_statistic`); each row has the Clopper-Pearson lower bound on epsilon next
-    to the claimed epsilon and the exact privacy loss of the pair (what the continuous mechanism in exact arithmetic
-    would have)."""
-    X, y, y2 = floating_point_pair()
-    makers = {
-        "PrivateSVM-Finite": lambda **kw: PrivateSVMFinite(epsilon=1.0, C=0.5, data_norm=1.0, **kw),
-        "PrivateSVM": lambda **kw: PrivateSVM(epsilon=1.0, C=0.5, n_components=3, sigma=1.0, **kw),
-    }
-    rows = []
-    for k, (name, make) in enumerate(makers.items()):
-        for noise in ("continuous", "lattice"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UnsafeNoiseWarning)  # the point of the positive control
-                a = make(noise=noise, keep_nonprivate=True, random_state=random_state + k).fit(X, y)
-                b = make(noise=noise, keep_nonprivate=True, random_state=random_state + k).fit(X, y2)
-            c, cp = a.nonprivate_.coef, b.nonprivate_.coef
-            lam = a.noise_scale_
-            rng = np.random.default_rng([random_state, k])
-            ra, rb = a.sample_releases(n_releases, rng), b.sample_releases(n_releases, rng)
-            res = epsilon_lower_bound(reachability_statistic(ra, c, cp, lam), reachability_statistic(rb, c, cp, lam),
-                                      random_state=rng)
-            rows.append({"mechanism": name, "noise": noise, "epsilon_claimed": a.guarantee_.epsilon,
-                         "epsilon_lb": res.epsilon_lb, "epsilon_pair_exact": float(np.abs(c - cp).sum()) / lam,
-                         "reachable_own": float(np.mean(reachability_statistic(ra, c, cp, lam) > 0)),
-                         "n_releases": n_releases})
-    return pd.DataFrame(rows)
-
-
-# ----------------------------------------------------------------------------------------------
-# Adult: privacy-utility of PrivateSVM with an RBF kernel
-# ----------------------------------------------------------------------------------------------
-def _adult_fit(Xtr: Array, ytr: Array, Xte: Array, yte: Array, epsilons: Sequence[float], d_hat: int, seed: int, C: float,
-               sigma: float, n_draws: int) -> list[dict[str, object]]:
-    """One PrivateSVM fit (one certified solve) and ``n_draws`` releases per epsilon (recalibrated noise)."""
-    model = PrivateSVM(epsilon=1.0, C=C, sigma=sigma, n_components=d_hat, keep_nonprivate=True,
-                       random_state=seed).fit(Xtr, ytr)
-    Zte = model.rff_.transform(Xte)
-    f_np = Zte @ model.nonprivate_.coef
-    rows = [{"d_hat": d_hat, "seed": seed, "epsilon": np.inf, "method": "non-private RFF SVM",
-             "accuracy": float(np.mean(np.where(f_np >= 0, 1, -1) == yte)), "sup_distance": 0.0}]
-    for eps in epsilons:
-        W = model.sample_releases(n_draws, np.random.default_rng([seed, d_hat, int(eps * 1000)]), epsilon=eps)
-        F = Zte @ W.T
-        acc = np.mean(np.where(F >= 0, 1, -1) == yte[:, None], axis=0)
-        sup = np.max(np.abs(F - f_np[:, None]), axis=0)
-        rows += [{"d_hat": d_hat, "seed": seed, "epsilon": eps, "method": "PrivateSVM", "accuracy": float(a),
-                  "sup_distance": float(s)} for a, s in zip(acc, sup)]
-    return rows
-
-
-def adult_privacy_utility(epsilons: Sequence[float], d_hats: Sequence[int], seeds: Sequence[int], C: float = 1.0,
-                          sigma: float = 1.0, n_rows: int | None = None, n_draws: int = 20, test_fraction: float = 0.2,
-                          random_state: int = 0, n_jobs: int = 1) -> pd.DataFrame:
-    """Test accuracy and sup-norm distance to the non-private SVM (over the test points) against epsilon and d-hat.
-
-    Adult with Chaudhuri et al.'s preprocessing, labels +1 = >50K.  For each (d-hat, seed), in parallel threads: one fit of
-    :class:`PrivateSVM` (one non-private solve, default lattice noise), then ``n_draws`` releases per epsilon.  The
-    non-private RFF SVM and the majority-class classifier are the baselines.
-    """
-    data = load_adult()
-    rng = np.random.default_rng(random_state)
-    idx = rng.permutation(data.n_samples)
-    if n_rows is not None:
-        idx = idx[:n_rows]
-    n_test = int(round(test_fraction * len(idx)))
-    test, train = idx[:n_test], idx[n_test:]
-    Xtr, ytr, Xte, yte = data.X[train], data.y[train].astype(float), data.X[test], data.y[test].astype(float)
-    majority = float(max(np.mean(yte == 1), np.mean(yte == -1)))
-    jobs = [(d_hat, seed) for d_hat in d_hats for seed in seeds]
-    # the largest problems first, so that the two workers finish together; threads (liblinear, the feature map and
-    # the BLAS products release the GIL): no copies of the data, no worker processes to start or to recycle
-    jobs.sort(key=lambda j: -j[0])
-    with threadpool_limits(limits=1, user_api="blas"):
-        blocks = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_adult_fit)(Xtr, ytr, Xte, yte, epsilons, d_hat, seed, C, sigma, n_draws)
-            for d_hat, seed in tqdm(jobs, desc="Adult fits", leave=False))
-    df = pd.DataFrame([r for block in blocks for r in block])
-    df["majority"] = majority
-    df["n_train"] = len(train)
-    return df.sort_values(["d_hat", "seed", "epsilon"], kind="stable").reset_index(drop=True)
-
-
-def adult_summary(adult: pd.DataFrame) -> pd.DataFrame:
-    """Mean test accuracy per (d-hat, epsilon) with its standard error over the seeds (each seed's frequencies and
-    non-private solve are shared by its noise draws, so the seeds are the independent runs: n_runs = seeds, each the
-    mean of its draws), and the median sup distance."""
-    per_seed = adult.groupby(["method", "d_hat", "epsilon", "seed"]).agg(accuracy=("accuracy", "mean"),
-                                                                         sup_distance=("sup_distance", "median")).reset_index()
-    out = per_seed.groupby(["method", "d_hat", "epsilon"]).agg(accuracy=("accuracy", "mean"), sd=("accuracy", "std"),
-                                                               n_runs=("accuracy", "size"),
-                                                               sup_distance=("sup_distance", "median")).reset_index()
-    out["se"] = out["sd"] / np.sqrt(out["n_runs"])
-    return out
-
-
-# ----------------------------------------------------------------------------------------------
-# verdict criteria of this notebook (each unit-tested in tests/test_rubinstein.py with a case where it must fail)
-# ----------------------------------------------------------------------------------------------
-#: A claimed O(.) rate holds when log(explicit bound / claimed rate) has a log-log slope within this of 0.
-RATE_TOL = 0.25
-#: Monte-Carlo agreement of E cos<w, D> with g(D): within this many standard errors.
-KERNEL_MC_SE = 5.0
-
-
-def kernel_pair_consistent(p_mass: float, g0: float, mc_error: float, mc_se: float) -> bool:
-    """Table 2: a printed (g, p) pair is usable by Algorithm 3 when p is a probability law (mass 1), g(0) = 1 and
-    sampling p reproduces g (max |E cos<w, D> - g(D)| within ``KERNEL_MC_SE`` standard errors)."""
-    return abs(p_mass - 1.0) < 1e-6 and abs(g0 - 1.0) < 1e-12 and mc_error <= KERNEL_MC_SE * mc_se + 1e-9
-
-
-def rate_holds(slope_explicit_over_claimed: float, tol: float = RATE_TOL) -> bool:
-    """A claimed rate holds up to constants when the explicit bound over the claimed rate has a flat log-log slope."""
-    return verdicts.slope_agrees(slope_explicit_over_claimed, 0.0, tol)
-
-
-def failure_probability_holds(failures: int, draws: int, delta: float) -> bool:
-    """A usefulness claim P(failure) <= delta holds unless the Clopper-Pearson 95% lower bound of the observed failure
-    rate exceeds delta (:func:`dpkernels.verdicts.rate_at_most`)."""
-    return verdicts.rate_at_most(failures, draws, delta)
-
-
-def lower_bound_respected(frame: pd.DataFrame) -> bool:
-    """Theorems 23 / 26 measured: for every noise level the mechanism's privacy loss on the construction is at least
-    the theorem's lower bound at the measured usefulness (upper confidence bound of delta)."""
-    return bool(len(frame)) and bool(np.all(frame["pair_loss"] >= frame["theorem_bound"]))
-
-
-def useful_on_data(accuracy: float, se: float, majority: float, z: float = 2.0) -> bool:
-    """Our target for the Adult illustration: the private classifier beats the majority class by more than ``z``
-    standard errors."""
-    return bool(np.isfinite(accuracy)) and accuracy - z * se > majority

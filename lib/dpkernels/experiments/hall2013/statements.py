@@ -1,16 +1,13 @@
-"""Experiments for Hall, Rinaldo and Wasserman (2013); used by ``notebooks/hall2013.py``.
-
-Every function returns tables (pandas) or small dicts of measured numbers next to the paper's statements
-(:mod:`dpkernels.bounds.hall`); the notebook turns them into ``checks.csv`` rows, tables and figures.  The criteria
-that are specific to this paper live here too (:func:`epsilon_delta_lower_bound`, :func:`whitened_covariance_test`),
-each unit-tested with a case where it must fail.
-"""
+"""The statements of Hall, Rinaldo and Wasserman (2013) set against measurements and exact computations
+(Proposition 1.1's calibration, Proposition 2.1's release and its proof sketch, the KDE's and the kernel machine's
+sensitivities, the noise's mean L2 error, the MISE decomposition, the orders and the optimal bandwidth, the kernel
+machine's rate).  Each function returns tables (pandas) or small dicts; :mod:`.records` turns them into check rows."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,9 +16,8 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.linalg import solve_triangular
 
-from dpkernels import lattice
-from dpkernels.accounting import gaussian_delta, gaussian_epsilon, gaussian_sigma
-from dpkernels.audit import adversarial_neighbour_sensitivity, clopper_pearson, random_neighbour_sensitivity
+from dpkernels.accounting import gaussian_delta, gaussian_sigma
+from dpkernels.audit import adversarial_neighbour_sensitivity, random_neighbour_sensitivity
 from dpkernels.bounds import hall as HB
 from dpkernels.mechanisms.hall import (
     GaussianKernel,
@@ -31,35 +27,12 @@ from dpkernels.mechanisms.hall import (
     gp_factor,
     kernel_expansion,
     loss_lipschitz,
-    sample_paths,
     solve_kernel_machine,
 )
 
 Array = NDArray[np.float64]
 
-__all__ = [
-    "calibration_map",
-    "calibration_monte_carlo",
-    "epsilon_delta_lower_bound",
-    "evaluation_bound_experiment",
-    "kde_sensitivity_experiment",
-    "kernel_machine_sensitivity_experiment",
-    "noise_error_experiment",
-    "mise_monte_carlo",
-    "mise_curves",
-    "bandwidth_exponents",
-    "bandwidth_exponent_monte_carlo",
-    "privacy_order_experiment",
-    "kde_pair_audit",
-    "whitened_covariance_test",
-    "conditional_sampling_experiment",
-    "lattice_grid_check",
-    "classification_data",
-    "kernel_machine_comparison",
-    "adult_kde_data",
-    "mercer_basis_check",
-    "nystrom_demo",
-]
+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -85,7 +58,8 @@ def calibration_map(epsilons: Sequence[float], deltas: Sequence[float]) -> pd.Da
 def calibration_monte_carlo(epsilon: float, delta: float, n_draws: int, random_state: int = 0) -> dict[str, float]:
     """A simulation of Proposition 1.1's mechanism (Delta = 1, v_D = 0, v_D' = 1): draws o ~ N(0, s^2), computes the
     privacy loss L(o) = log p_D(o) / p_D'(o) and estimates delta(epsilon) = E_D (1 - e^{epsilon - L})_+ (the
-    Gaussian mechanism's hockey-stick divergence) with its standard error."""
+    Gaussian mechanism's hockey-stick divergence) with its standard error, and counts the draws with a positive term
+    (every term lies in [0, 1], so delta <= P(term > 0): a bound that stays valid when no draw is positive)."""
     rng = np.random.default_rng(random_state)
     s = HB.proposition_1_1_sigma(epsilon, delta, 1.0)
     o = s * rng.standard_normal(int(n_draws))
@@ -93,59 +67,10 @@ def calibration_monte_carlo(epsilon: float, delta: float, n_draws: int, random_s
     terms = np.maximum(0.0, -np.expm1(epsilon - loss))
     est, se = float(terms.mean()), float(terms.std(ddof=1) / math.sqrt(len(terms)))
     return {"epsilon": epsilon, "delta": delta, "sigma": s, "delta_mc": est, "se": se, "delta_exact": gaussian_delta(epsilon, s, 1.0),
-            "n_draws": int(n_draws), "z_vs_claim": (est - delta) / se if se > 0 else math.inf}
+            "n_draws": int(n_draws), "n_positive": int(np.count_nonzero(terms)),
+            "z_vs_claim": (est - delta) / se if se > 0 else math.inf}
 
 
-# ----------------------------------------------------------------------------------------------
-# the (epsilon, delta) audit criterion
-# ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DeltaAudit:
-    epsilon_lb: float  #: (1 - alpha)-confidence lower bound on epsilon at the given delta (0 when nothing is found)
-    threshold: float
-    p_hat: float
-    q_hat: float
-    n_eval: int
-
-
-def _lb(k1: int, k2: int, n: int, delta: float, alpha: float) -> float:
-    p_lo, _ = clopper_pearson(k1, n, alpha)
-    _, q_hi = clopper_pearson(k2, n, alpha)
-    if p_lo - delta <= 0.0:
-        return 0.0
-    return max(0.0, math.log((p_lo - delta) / q_hi))
-
-
-def epsilon_delta_lower_bound(scores_d: Array, scores_dprime: Array, delta: float, alpha: float = 0.05,
-                              n_thresholds: int = 400, random_state: object = 0) -> DeltaAudit:
-    """A (1 - alpha)-confidence lower bound on epsilon of an (epsilon, delta)-DP claim from samples of a test statistic
-    under D and D': P_D(S) <= e^eps P_D'(S) + delta gives eps >= log((P_D(S) - delta) / P_D'(S)).
-
-    Half of each sample picks the region S = {score > t} (or {score <= t} with the roles swapped) maximising the
-    bound; the other half evaluates it with Clopper-Pearson intervals at alpha/2 each (as
-    :func:`dpkernels.audit.epsilon_lower_bound`, which is the delta = 0 case)."""
-    rng = np.random.default_rng(random_state) if not isinstance(random_state, np.random.Generator) else random_state
-    a = rng.permutation(np.asarray(scores_d, dtype=np.float64))
-    b = rng.permutation(np.asarray(scores_dprime, dtype=np.float64))
-    n = min(len(a), len(b))
-    if n < 40:
-        raise ValueError("need at least 40 samples from each data set")
-    half = n // 2
-    sa, sb = np.sort(a[:half]), np.sort(b[:half])
-    cands = np.unique(np.quantile(np.concatenate([sa, sb]), np.linspace(0.0, 1.0, n_thresholds)))
-    best = (-1.0, 0.0, True)
-    for t in cands:
-        ka = half - int(np.searchsorted(sa, t, side="right"))
-        kb = half - int(np.searchsorted(sb, t, side="right"))
-        for k1, k2, upper in ((ka, kb, True), (half - kb, half - ka, False)):
-            lb = _lb(k1, k2, half, delta, alpha)
-            if lb > best[0]:
-                best = (lb, float(t), upper)
-    _, t, upper = best
-    ea, eb = a[half:n], b[half:n]
-    m = len(ea)
-    k1, k2 = (int(np.sum(ea > t)), int(np.sum(eb > t))) if upper else (int(np.sum(eb <= t)), int(np.sum(ea <= t)))
-    return DeltaAudit(_lb(k1, k2, m, delta, alpha), t, k1 / m, k2 / m, m)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -294,7 +219,7 @@ def noise_error_experiment(n: int, sigma: float, d: int, epsilon: float, delta: 
     rows = []
     for conv in conventions:
         for cal in calibrations:
-            kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=conv, calibration=cal, points=P,
+            kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, convention=conv, calibration=cal, points=P,
                              keep_nonprivate=True, random_state=rng).fit(X)
             rel = kde.sample_releases(P, n_draws, random_state=rng)
             sq = np.mean((rel - kde.nonprivate_function(P)) ** 2, axis=1)
@@ -324,7 +249,7 @@ def mise_monte_carlo(configs: Sequence[tuple[int, int, float]], epsilon: float, 
         mix = HB.bimodal_mixture(d)
         X = mix.sample(n, rng)
         P = rng.uniform(size=(n_points, d))
-        kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=convention, calibration=calibration,
+        kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=sigma, convention=convention, calibration=calibration,
                          points=P, keep_nonprivate=True, random_state=rng).fit(X)
         fhat = kde.nonprivate_function(P)
         f = mix.pdf(P)
@@ -458,7 +383,7 @@ def privacy_order_experiment(d: int, ns: Sequence[int], sigmas: Sequence[float],
     P = rng.uniform(size=(n_points, d))
     for n, s in grid:
         X = mix.sample(n, rng)
-        kde = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=s, convention=convention, calibration=calibration,
+        kde = PrivateKDE(epsilon=epsilon, delta=delta, sigma=s, convention=convention, calibration=calibration,
                          points=P, keep_nonprivate=True, random_state=rng).fit(X)
         v = np.mean((kde.sample_releases(P, n_draws, random_state=rng) - kde.nonprivate_function(P)) ** 2, axis=1)
         rows.append({"n": n, "sigma": s, "privacy_error": v.mean(), "se": v.std(ddof=1) / math.sqrt(len(v)),
@@ -484,63 +409,6 @@ def _slope_with_se(x: Sequence[float], y: Sequence[float], se: Sequence[float]) 
     return slope, float(math.sqrt(np.sum(c * c * v)) / np.sum(c * c))
 
 
-# ----------------------------------------------------------------------------------------------
-# privacy audit of the released function, and floating point
-# ----------------------------------------------------------------------------------------------
-def kde_pair_audit(d: int, n: int, sigma: float, epsilon: float, delta: float, n_releases: int,
-                   x_old: Sequence[float] | None = None, x_new: Sequence[float] | None = None, noise_factor: float = 1.0,
-                   convention: str = "jmlr", calibration: str = "analytic", random_state: int = 0) -> dict[str, float]:
-    """Audit of the KDE's release on a neighbouring pair: D has n uniform rows with row 0 at ``x_old`` (default the
-    origin), D' replaces it by ``x_new`` (default the far corner).  Releases at the two points {x_old, x_new} (where the
-    difference f_D - f_D' concentrates) are drawn from both fitted mechanisms (exact lattice releases), scored by the
-    Gaussian log-likelihood ratio, and turned into a lower bound on epsilon at the claimed delta
-    (:func:`epsilon_delta_lower_bound`).  ``noise_factor`` < 1 scales the noise down (the negative control).  The
-    pair's exact epsilon at delta (the Gaussian privacy curve of its Mahalanobis distance) is returned beside it."""
-    rng = np.random.default_rng(random_state)
-    X = rng.uniform(size=(n, d))
-    X[0] = np.zeros(d) if x_old is None else np.asarray(x_old, dtype=float)
-    X2 = X.copy()
-    X2[0] = np.ones(d) if x_new is None else np.asarray(x_new, dtype=float)
-    P = np.vstack([X[0], X2[0]])
-    make = lambda Z: PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, convention=convention,  # noqa: E731
-                                calibration=calibration, points=P, keep_nonprivate=True, random_state=rng).fit(Z)
-    kd, kdp = make(X), make(X2)
-    s = kd.noise_multiplier_ * noise_factor
-    A = gp_factor(GaussianKernel(sigma, normalised=True), P, kd.jitter_)
-    md, mdp = kd.nonprivate_function(P), kdp.nonprivate_function(P)
-    wv = solve_triangular(A, md - mdp, lower=True)
-    mahal = float(np.linalg.norm(wv))
-    w = solve_triangular(A.T, wv, lower=False)  # (A A')^{-1} (m_D - m_D')
-    a = sample_paths(md, A, s, n_releases, "lattice", rng)
-    b = sample_paths(mdp, A, s, n_releases, "lattice", rng)
-    k = a / lattice.grid_for(s)
-    on_grid = bool(np.all(k == np.round(k)))
-    res = epsilon_delta_lower_bound(a @ w, b @ w, delta, random_state=rng)
-    return {"d": d, "n": n, "sigma": sigma, "epsilon_claimed": epsilon, "delta": delta, "noise_factor": noise_factor,
-            "epsilon_lb": res.epsilon_lb, "p_hat": res.p_hat, "q_hat": res.q_hat, "n_releases": int(n_releases),
-            "pair_mahalanobis": mahal, "sensitivity_calibrated": kd.sensitivity_,
-            "pair_epsilon_exact": gaussian_epsilon(s, delta, mahal), "noise_multiplier": s,
-            "releases_on_grid": on_grid}
-
-
-def lattice_grid_check(n: int, sigma: float, epsilon: float, delta: float, n_points: int, random_state: int = 0
-                       ) -> dict[str, float]:
-    """The default release is on its public grid (every value an integer multiple of grid_); the paper's continuous
-    sampler is not (its low-order bits carry the data's float mean)."""
-    rng = np.random.default_rng(random_state)
-    X = HB.bimodal_mixture(1).sample(n, rng)
-    P = np.linspace(0, 1, n_points)[:, None]
-    lat = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, points=P, random_state=rng).fit(X)
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cont = PrivateKDE(epsilon=epsilon, delta=delta, bandwidth=sigma, points=P, noise="continuous",
-                          random_state=rng).fit(X)
-    k = lat.released_values_ / lat.grid_
-    kc = cont.released_values_ / lat.grid_
-    return {"n_values": n_points, "lattice_on_grid": int(np.sum(k == np.round(k))), "grid": lat.grid_,
-            "continuous_on_grid": int(np.sum(kc == np.round(kc)))}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -579,7 +447,7 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
     b3 = np.array([[0.47], [0.2], [0.9]])
     union = np.array([[0.1], [0.4], [0.45], [0.5], [0.9], [0.47], [0.2]])
     kern = GaussianKernel(sigma, normalised=True)
-    ref = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=sigma, points=np.empty((0, 1)), curator=True,
+    ref = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=sigma, points=np.empty((0, 1)), curator=True,
                      keep_nonprivate=True, random_state=0).fit(X)
     s, tau = ref.noise_multiplier_, ref.jitter_
     mean = ref.nonprivate_function(union)
@@ -587,7 +455,7 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
     good, naive = [], []
     consistent = True
     for r in range(int(n_paths)):
-        kde = PrivateKDE(epsilon=1.0, delta=1e-5, bandwidth=sigma, points=np.empty((0, 1)), curator=True,
+        kde = PrivateKDE(epsilon=1.0, delta=1e-5, sigma=sigma, points=np.empty((0, 1)), curator=True,
                          random_state=np.random.default_rng([random_state, r])).fit(X)
         v1 = kde.density(b1)
         v2 = kde.density(b2)
@@ -610,80 +478,6 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
             "repeated_and_permuted_identical": bool(consistent), "n_paths": int(n_paths), "points": len(union)}
 
 
-# ----------------------------------------------------------------------------------------------
-# the kernel machine against Rubinstein's PrivateSVM and Chaudhuri's PrivateKernelERM
-# ----------------------------------------------------------------------------------------------
-def classification_data(name: str, n_train: int, n_test: int, random_state: int) -> tuple[Array, Array, Array, Array]:
-    """A binary task on public-scaled features: ``"satimage"`` (Park's data set: 36 pixel values divided by their
-    public range 255; class "red soil" (label 1) against the rest) or ``"adult"`` (Chaudhuri et al.'s preprocessing:
-    one-hot categoricals, rows of norm <= 1).  A seeded subsample of n_train + n_test rows."""
-    from dpkernels.datasets import load
-
-    if name == "satimage":
-        data = load("satimage")
-        X = data.X / 255.0
-        y = np.where(data.y == 0, 1, -1)
-    elif name == "adult":
-        data = load("adult")
-        X, y = data.X, data.y
-    else:
-        raise ValueError(f"unknown data set {name!r}")
-    rng = np.random.default_rng([random_state, 17])
-    idx = rng.permutation(len(y))[: n_train + n_test]
-    return X[idx[:n_train]], y[idx[:n_train]], X[idx[n_train:]], y[idx[n_train:]]
-
-
-def kernel_machine_comparison(dataset: str, epsilons: Sequence[float], seeds: Sequence[int], n_train: int, n_test: int,
-                              lam: float, sigma: float, delta: float, d_hat: int, n_jobs: int = 1) -> pd.DataFrame:
-    """Test accuracy of Hall et al.'s kernel machine (hinge, (eps, delta), exact solve, GP release at the test points),
-    Rubinstein et al.'s PrivateSVM (hinge, eps, random features, Laplace) and Chaudhuri et al.'s PrivateKernelERM
-    (logistic, eps, random features, objective perturbation) on the same data, with matched regularisation (C =
-    1/(2 lam), Lambda = 2 lam) and kernel (exp(-||x - y||^2 / (2 sigma^2)); gamma = 1/(2 sigma^2)); plus Hall's
-    non-private minimiser.  Each seed draws a new subsample and new noise; the non-private solve of Hall's machine is
-    reused for every epsilon (keep_nonprivate=True, sample_releases)."""
-    from dpkernels.mechanisms.chaudhuri import PrivateKernelERM
-    from dpkernels.mechanisms.rubinstein import PrivateSVM
-
-    def one(seed: int) -> list[dict[str, object]]:
-        Xtr, ytr, Xte, yte = classification_data(dataset, n_train, n_test, seed)
-        rows = []
-        base = {"dataset": dataset, "seed": seed, "n_train": n_train, "n_test": n_test}
-        hall = PrivateKernelMachine(epsilon=epsilons[0], delta=delta, lam=lam, bandwidth=sigma, classes=[-1, 1],
-                                    points=Xte, keep_nonprivate=True, random_state=seed).fit(Xtr, ytr)
-        f0 = hall.nonprivate_function(Xte)
-        rows.append({**base, "method": "non-private kernel machine (hinge)", "epsilon": np.inf, "privacy": "none",
-                     "accuracy": float(np.mean(np.where(f0 >= 0, 1, -1) == yte))})
-        for eps in epsilons:
-            rel = hall.sample_releases(Xte, 1, random_state=np.random.default_rng([seed, 1, int(eps * 1000)]), epsilon=eps)[0]
-            rows.append({**base, "method": "Hall et al. GP release (hinge)", "epsilon": eps, "privacy": f"({eps:g}, {delta:g})-DP",
-                         "accuracy": float(np.mean(np.where(rel >= 0, 1, -1) == yte))})
-            svm = PrivateSVM(epsilon=eps, C=1.0 / (2.0 * lam), sigma=sigma, n_components=d_hat,
-                             random_state=np.random.default_rng([seed, 2, int(eps * 1000)])).fit(Xtr, ytr)
-            rows.append({**base, "method": "Rubinstein et al. PrivateSVM (hinge)", "epsilon": eps, "privacy": f"{eps:g}-DP",
-                         "accuracy": float(svm.score(Xte, yte))})
-            erm = PrivateKernelERM(epsilon=eps, Lambda=2.0 * lam, gamma=1.0 / (2.0 * sigma**2), n_components=d_hat,
-                                   random_state=np.random.default_rng([seed, 3, int(eps * 1000)])).fit(Xtr, ytr)
-            rows.append({**base, "method": "Chaudhuri et al. PrivateKernelERM (logistic)", "epsilon": eps,
-                         "privacy": f"{eps:g}-DP", "accuracy": float(erm.score(Xte, yte))})
-        return rows
-
-    out = Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in seeds)
-    return pd.DataFrame([r for rows in out for r in rows])
-
-
-def adult_kde_data() -> tuple[Array, dict[str, tuple[float, float]]]:
-    """Adult's age and hours per week scaled to [0, 1] with public bounds, all 48,842 rows (neither column has missing
-    values): age 17 (adult.names: the extract kept AAGE > 16) to 90 (the census top code), hours per week 1 (HRSWK > 0)
-    to 99 (the top code).  The bounds are public facts of the census coding, not computed from the data."""
-    from dpkernels.datasets import load_adult
-
-    data = load_adult(preprocess=None)
-    cols = [data.feature_names.index("age"), data.feature_names.index("hours-per-week")]
-    bounds = {"age": (17.0, 90.0), "hours-per-week": (1.0, 99.0)}
-    Z = data.X[:, cols].astype(float)
-    lo = np.array([bounds["age"][0], bounds["hours-per-week"][0]])
-    hi = np.array([bounds["age"][1], bounds["hours-per-week"][1]])
-    return (Z - lo) / (hi - lo), bounds
 
 
 # ----------------------------------------------------------------------------------------------
@@ -717,26 +511,109 @@ def mercer_basis_check(sigma: float = 0.2, grid: int = 400, n_terms: int = 6) ->
     return pd.DataFrame(rows)
 
 
-def nystrom_demo(n_train: int, n_test: int, epsilon: float, delta: float, lam: float, sigma: float, n_landmarks_axis: int,
-                 random_state: int = 0) -> pd.DataFrame:
-    """The kernel machine on Park's three moons (binary: moon 0 against the rest), large n: the Nystrom solver with a
-    public grid of landmarks on the generator's known box [-1.5, 3.5] x [-1.5, 2] (no n x n matrix), released as noisy
-    coefficients, next to its non-private solution."""
-    from dpkernels.datasets import make_three_moons
 
-    data = make_three_moons(n_samples=n_train + n_test, random_state=random_state)
-    y = np.where(data.y == 0, 1, -1)
-    Xtr, ytr, Xte, yte = data.X[:n_train], y[:n_train], data.X[n_train:], y[n_train:]
-    g = np.meshgrid(np.linspace(-1.5, 3.5, n_landmarks_axis), np.linspace(-1.5, 2.0, n_landmarks_axis))
-    landmarks = np.column_stack([a.ravel() for a in g])
-    import time
 
-    t0 = time.perf_counter()
-    km = PrivateKernelMachine(epsilon=epsilon, delta=delta, lam=lam, bandwidth=sigma, solver="nystrom", landmarks=landmarks,
-                              classes=[-1, 1], keep_nonprivate=True, random_state=random_state).fit(Xtr, ytr)
-    seconds = time.perf_counter() - t0
-    f0 = km.nonprivate_function(Xte)
-    return pd.DataFrame([{"n_train": n_train, "landmarks": len(landmarks), "epsilon": epsilon, "delta": delta,
-                          "accuracy_private": float(km.score(Xte, yte)),
-                          "accuracy_nonprivate": float(np.mean(np.where(f0 >= 0, 1, -1) == yte)),
-                          "noise_multiplier": km.noise_multiplier_, "fit_seconds": seconds}])
+# ----------------------------------------------------------------------------------------------
+# Proposition 2.1 inherits Proposition 1.1's range of alpha
+# ----------------------------------------------------------------------------------------------
+def proposition_2_1_beyond_boundary(epsilons: Sequence[float], delta: float, n: int = 20, sigma: float = 0.05
+                                    ) -> pd.DataFrame:
+    """The GP release of a KDE calibrated by Proposition 1.1's c (``calibration="hall"``), on the worst-case neighbouring
+    pair (a row at 0 replaced by 1, d = 1): the exact delta at epsilon of the release at {x, x'}, where the pair's
+    Mahalanobis distance equals the calibrated sensitivity.  Proposition 2.1 is an instance of Proposition 1.1, so it
+    fails where that one does (ERRATA H1)."""
+    from .audits import kde_pair_audit
+
+    rows = []
+    for eps in epsilons:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # CalibrationWarning: the point of the check
+            a = kde_pair_audit(1, n, sigma, float(eps), delta, 0, calibration="hall")
+        rows.append({"epsilon": float(eps), "delta": delta, "pair_mahalanobis": a["pair_mahalanobis"],
+                     "sensitivity_calibrated": a["sensitivity_calibrated"], "noise_multiplier": a["noise_multiplier"],
+                     "exact_delta": gaussian_delta(float(eps), a["noise_multiplier"], a["pair_mahalanobis"]),
+                     "exact_delta_worst": gaussian_delta(float(eps), a["noise_multiplier"], a["sensitivity_calibrated"])})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# the sampling error's order, and the kernel machine's rate
+# ----------------------------------------------------------------------------------------------
+def sampling_order_slopes(d: int = 1) -> dict[str, float]:
+    """Log-log slopes of the exact risk's parts (:func:`dpkernels.bounds.hall.kde_risk`): bias^2 against sigma for small
+    sigma (claimed 4), the variance against n (claimed -1) and against sigma (claimed -d)."""
+    from dpkernels.verdicts import slope
+
+    mix = HB.bimodal_mixture(d)
+    small = np.geomspace(0.002, 0.006, 5)
+    return {"bias_sigma": slope(small, [HB.kde_risk(mix, 1000, s).bias_sq for s in small]),
+            "variance_n": slope([1e3, 1e4, 1e5], [HB.kde_risk(mix, int(n), 0.01).variance for n in (1e3, 1e4, 1e5)]),
+            "variance_sigma": slope(small, [HB.kde_risk(mix, 1000, s).variance for s in small]),
+            "claimed_bias_sigma": 4.0, "claimed_variance_n": -1.0, "claimed_variance_sigma": -float(d)}
+
+
+def _rate_data(n: int, rng: np.random.Generator, flip: float) -> tuple[Array, Array]:
+    X = rng.uniform(size=(n, 1))
+    y = np.where(np.sin(2 * np.pi * X[:, 0]) > 0, 1.0, -1.0)
+    y[rng.uniform(size=n) < flip] *= -1
+    return X, y
+
+
+def kernel_machine_rate_experiment(ns: Sequence[int], runs: int, lam_exponent: float = -0.5, lam0: float = 1.0,
+                                   sigma: float = 0.1, epsilon: float = 1.0, delta: float = 1e-5, grid: int = 64,
+                                   flip: float = 0.1, risk_grid: int = 2000, random_state: int = 0, n_jobs: int = 1
+                                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Section 3's kernel machine (hinge, exact certified solve) against n, with lam_n = lam0 n^lam_exponent (lam -> 0 and
+    n lam -> infinity, the regime of consistent SVMs): per n, ``runs`` independent samples of x uniform on T = [0, 1] with
+    labels b(x) = sign(sin 2 pi x) flipped with probability ``flip`` independently of x, so the Bayes classifier is b and
+    the excess risk of any classifier h is exactly (1 - 2 flip) P_x(h(x) != b(x)).
+
+    Risk: the non-private classifier's excess risk (exact on a ``risk_grid`` of T), and the private release's expected
+    excess risk over its noise, also exact: at each x the release is f(x) + s sqrt(1 + tau) Z, so
+    P(sign != b(x)) = Phi(-b(x) f(x) / (s sqrt(1 + tau))).  L2(T) parts at ``grid`` points: the estimator's variance
+    across samples (a lower bound on its sampling error) and the privacy error s^2 (1 + tau) (exact: the GP release of
+    Proposition 2.1 with K(x, x) = 1), also measured from the release.  Standard errors by a bootstrap over the samples.
+    Returns (per run, per n)."""
+    P = np.linspace(0.0, 1.0, grid)[:, None]
+    G = (np.arange(risk_grid) + 0.5)[:, None] / risk_grid
+    bayes = np.where(np.sin(2 * np.pi * G[:, 0]) > 0, 1.0, -1.0)
+    scale = 1.0 - 2.0 * flip
+
+    def one(n: int, run: int) -> dict[str, object]:
+        rng = np.random.default_rng([random_state, n, run])
+        X, y = _rate_data(n, rng, flip)
+        lam = lam0 * float(n) ** lam_exponent
+        km = PrivateKernelMachine(epsilon=epsilon, delta=delta, alpha=2.0 * lam, sigma=sigma, points=P, keep_nonprivate=True,
+                                  random_state=rng).fit(X, y)
+        f0 = km.nonprivate_function(P)
+        fg = km.nonprivate_function(G)
+        sd = km.noise_multiplier_ * math.sqrt(1.0 + km.jitter_)
+        return {"n": n, "run": run, "lam": lam, "f": f0, "released_sq": float(np.mean((km.released_values_ - f0) ** 2)),
+                "privacy_exact": sd * sd, "noise_multiplier": km.noise_multiplier_,
+                "excess_nonprivate": scale * float(np.mean(np.where(fg >= 0, 1.0, -1.0) != bayes)),
+                "excess_private": scale * float(np.mean(stats.norm.cdf(-bayes * fg / sd)))}
+
+    res = Parallel(n_jobs=n_jobs)(delayed(one)(int(n), r) for n in ns for r in range(int(runs)))
+    per_run = pd.DataFrame([{k: v for k, v in r.items() if k != "f"} for r in res])
+    rows = []
+    boot_rng = np.random.default_rng([random_state, 99])
+    for n in ns:
+        F = np.array([r["f"] for r in res if r["n"] == int(n)])
+        g = per_run[per_run.n == int(n)].reset_index(drop=True)
+        ep, en = g.excess_private.to_numpy(), g.excess_nonprivate.to_numpy()
+        bv, br = [], []
+        for _ in range(200):
+            idx = boot_rng.integers(0, len(F), size=len(F))
+            bv.append(float(np.mean(F[idx].var(axis=0, ddof=1))))
+            br.append(float(ep[idx].mean() / en[idx].mean()) if en[idx].mean() > 0 else math.nan)
+        priv = float(g.privacy_exact.iloc[0])
+        var = float(np.mean(F.var(axis=0, ddof=1)))
+        rows.append({"n": int(n), "lam": float(g.lam.iloc[0]), "runs": len(F), "sampling_variance": var,
+                     "sampling_variance_se": float(np.std(bv, ddof=1)), "privacy_error": priv,
+                     "privacy_error_measured": float(g.released_sq.mean()),
+                     "privacy_error_measured_se": float(g.released_sq.std(ddof=1) / math.sqrt(len(g))),
+                     "excess_nonprivate": float(en.mean()), "excess_nonprivate_se": float(en.std(ddof=1) / math.sqrt(len(en))),
+                     "excess_private": float(ep.mean()), "excess_private_se": float(ep.std(ddof=1) / math.sqrt(len(ep))),
+                     "risk_ratio": float(ep.mean() / en.mean()) if en.mean() > 0 else math.nan,
+                     "risk_ratio_se": float(np.nanstd(br, ddof=1))})
+    return per_run, pd.DataFrame(rows)

@@ -1,10 +1,8 @@
-"""Experiments for Bassily, Mohri and Suresh (2022); used by ``notebooks/bassily2022.py``.
+"""The statements of Bassily, Mohri and Suresh (2022) against measurements; used by ``notebooks/bassily2022.py``.
 
 The paper has no experiments.  Each function measures one of its claims (or a property of our substitutes) and
 returns a :class:`pandas.DataFrame` (or a dict) of measured numbers next to the calculators of
-:mod:`dpkernels.bounds.bassily`; the notebook turns them into ``checks.csv`` rows, tables and figures.  The verdict
-criteria specific to this paper (:func:`grows`, :func:`does_not_grow`, :func:`audit_lower_bound_delta`) live here,
-each unit-tested with a case where it must fail.
+:mod:`dpkernels.bounds.bassily`; :mod:`.records` turns them into ``checks.csv`` rows.
 
 Synthetic data with a known margin (:func:`margin_data`): x = a y u + sqrt(r^2 - a^2) s with u a random unit vector,
 y uniform in {-1, +1} and s uniform on the unit sphere of u's orthogonal complement, so ||x|| = r and y <u, x> = a
@@ -26,96 +24,25 @@ import pandas as pd
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 from scipy import stats
-from sklearn.svm import LinearSVC
 
-from dpkernels._validation import PrivacyLeakWarning, UnsafeNoiseWarning, check_random_state
-from dpkernels.accounting import compose, gaussian_epsilon, gaussian_sigma
-from dpkernels.audit import AuditResult, clopper_pearson, epsilon_lower_bound
+from dpkernels._validation import PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning, check_random_state
 from dpkernels.bounds import bassily as B
-from dpkernels.datasets import load_adult, load_kddcup99
 from dpkernels.jl import SparseJL, make_jl
 from dpkernels.kernels import RBFKernel
+from dpkernels.accounting import gaussian_sigma
 from dpkernels.mechanisms.bassily import (
-    ExponentialMarginClassifier,
     PrivateKernelMarginClassifier,
     PrivateMarginClassifier,
-    PrivateMarginSelection,
     calibrate_noisy_gd,
     gradient_sensitivity,
     noisy_projected_gd,
-    project_rows,
     rho_hinge_loss,
 )
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation
 from dpkernels.mechanisms.rubinstein import PrivateSVMFinite
 from dpkernels.random_features import rff_paired
-from dpkernels.verdicts import Z_AGREE
 
 Array = NDArray[np.float64]
-
-__all__ = [
-    "MarginData",
-    "margin_data",
-    "population_error",
-    "grows",
-    "does_not_grow",
-    "difference_z",
-    "audit_lower_bound_delta",
-    "calculator_table",
-    "theorem_4_1_experiment",
-    "jl_distortion_experiment",
-    "jl_timing",
-    "audit_algorithm_2",
-    "audit_algorithm_1",
-    "theorem_3_2_experiment",
-    "KernelMarginData",
-    "kernel_margin_data",
-    "theorem_4_2_experiment",
-    "k_experiment",
-    "make_baselines",
-    "dimension_experiment",
-    "real_data",
-    "margin_curves",
-    "rho_selection_experiment",
-]
-
-
-# ----------------------------------------------------------------------------------------------
-# criteria (unit-tested in tests/test_bassily.py with cases where they must fail)
-# ----------------------------------------------------------------------------------------------
-def difference_z(mean_a: float, se_a: float, mean_b: float, se_b: float) -> float:
-    """z of mean_b - mean_a through the standard error of the difference (inf when both are exact and differ)."""
-    se = math.hypot(float(se_a), float(se_b))
-    diff = float(mean_b) - float(mean_a)
-    if se > 0:
-        return diff / se
-    return 0.0 if diff == 0 else math.copysign(math.inf, diff)
-
-
-def grows(mean_small: float, se_small: float, mean_large: float, se_large: float, threshold: float = Z_AGREE) -> bool:
-    """The error at the largest d exceeds the error at the smallest d by more than ``threshold`` standard errors of the
-    difference (the claim "the baselines' error grows with d")."""
-    return difference_z(mean_small, se_small, mean_large, se_large) > threshold
-
-
-def does_not_grow(mean_small: float, se_small: float, mean_large: float, se_large: float,
-                  threshold: float = Z_AGREE) -> bool:
-    """The claim of dimension independence: the error at the largest d is not larger than at the smallest d by more
-    than ``threshold`` standard errors of the difference."""
-    return not grows(mean_small, se_small, mean_large, se_large, threshold)
-
-
-def audit_lower_bound_delta(scores_d: Array, scores_dprime: Array, delta: float, alpha: float = 0.05,
-                            random_state: object = 0) -> AuditResult:
-    """:func:`dpkernels.audit.epsilon_lower_bound` for an (epsilon, delta) claim: P_D(S) <= e^eps P_D'(S) + delta gives
-    eps >= log((p_lower - delta) / q_upper) on the evaluation half (the threshold is chosen on the other half as there)."""
-    res = epsilon_lower_bound(scores_d, scores_dprime, alpha=alpha, random_state=random_state)
-    n = res.n_eval
-    k1, k2 = int(round(res.p_hat * n)), int(round(res.q_hat * n))
-    p_lo, _ = clopper_pearson(k1, n, alpha)
-    _, q_hi = clopper_pearson(k2, n, alpha)
-    lb = math.log((p_lo - delta) / q_hi) if p_lo - delta > 0 else 0.0
-    return AuditResult(max(0.0, lb), res.epsilon_hat, res.threshold, res.direction, res.p_hat, res.q_hat, n, alpha)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -305,101 +232,6 @@ def jl_timing(d: int, m: int, ks: Sequence[int], random_state: int = 0) -> pd.Da
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------------------------
-# privacy audits
-# ----------------------------------------------------------------------------------------------
-def _adversarial_point(projection, d: int, r: float) -> Array:
-    """The unit-norm direction (times r) that the JL map stretches most: r times the top right singular vector of
-    Phi, so that ||Phi x|| is as large as possible (the projection onto B^k(2r) then binds)."""
-    Phi = projection.adjoint(np.eye(int(projection.n_components)))  # (k, d) rows of Phi
-    _, _, Vt = np.linalg.svd(np.atleast_2d(Phi), full_matrices=False)
-    return r * Vt[0]
-
-
-def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, n_iter: int = 1, m: int = 20,
-                      d: int = 16, r: float = 1.0, rho: float = 0.5, Lambda: float = 1.0, alpha: float = 0.05,
-                      random_state: int = 0) -> pd.DataFrame:
-    """A statistical privacy audit of :class:`PrivateMarginClassifier` on an adversarial pair, with k = 1.
-
-    Pair: D = {(x*, +1)} plus m - 1 rows x = 0 (label +1; their subgradients vanish), D' flips the first label.  x* is
-    r times the top right singular vector of Phi (public: data-independent), so Phi x* is projected to norm exactly 2r
-    and the averaged gradients differ by 2L/m, the calibrated sensitivity.  With a learning rate small enough that
-    |w_t z*| stays far below rho (all T steps in the linear regime), the released w-tilde is Gaussian and the pair's
-    exact privacy loss at delta is that of N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
-    / (6T)) (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
-    (the same pair; must be detected above epsilon)."""
-    probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
-                                    n_iter=n_iter, keep_nonprivate=True, random_state=random_state)
-    probe.fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
-    x_star = _adversarial_point(probe.nonprivate_.projection, d, r)
-    X = np.vstack([x_star, np.zeros((m - 1, d))])
-    y1, y2 = np.ones(m), np.r_[-1.0, np.ones(m - 1)]
-    sigma, T = probe.noise_sigma_, probe.n_iter_
-    L = 2 * r / rho
-    # a learning rate keeping 6 standard deviations of |w_T| 2r below rho (linear regime; see the docstring)
-    eta = rho / (2 * r * 6 * (sigma * math.sqrt(T) + T * 2 * L / m))
-    fits = [PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
-                                    n_iter=n_iter, learning_rate=eta, keep_nonprivate=True, random_state=random_state).fit(X, y)
-            for y in (y1, y2)]
-    s1, s2 = fits[0].nonprivate_, fits[1].nonprivate_
-    if not np.array_equal(s1.projection.components_, probe.nonprivate_.projection.components_):
-        raise RuntimeError("the audited pair does not share the JL map")
-    z_star = float(s1.Z[0, 0])
-    g_diff = abs(2 * z_star / (rho * m))
-    shift = eta * g_diff * (T + 1) / 2.0
-    spread = math.sqrt((T + 1) * (2 * T + 1) / (6.0 * T))
-    rows = []
-    rng = np.random.default_rng(random_state + 1)
-    for label, sig in (("as calibrated", sigma), ("negative control: sigma / 2", sigma / 2)):
-        a = s1.sample_releases(n_releases, rng, sigma=sig)[:, 0] * math.copysign(1.0, z_star)
-        b = s2.sample_releases(n_releases, rng, sigma=sig)[:, 0] * math.copysign(1.0, z_star)
-        res = audit_lower_bound_delta(a, b, delta, alpha=alpha, random_state=random_state)
-        max_abs = float(max(np.abs(a).max(), np.abs(b).max()) * 2 * r)
-        rows.append({"mechanism": label, "n_iter": T, "sigma": sig, "epsilon_claimed": epsilon, "delta": delta,
-                     "epsilon_accounted": fits[0].epsilon_accounted_ if sig == sigma else gaussian_epsilon(sig, delta, math.sqrt(T) * gradient_sensitivity(L, m)),
-                     "epsilon_pair_exact": gaussian_epsilon(eta * sig * spread, delta, shift),
-                     "epsilon_lb": res.epsilon_lb, "epsilon_hat": res.epsilon_hat, "n_releases": n_releases,
-                     "pair_sensitivity_ratio": g_diff / gradient_sensitivity(L, m), "linear_regime": max_abs < rho,
-                     "max_abs_margin": max_abs})
-    return pd.DataFrame(rows)
-
-
-def audit_algorithm_1(n_releases: int, epsilon: float = 1.0, m: int = 20, d: int = 16, r: float = 1.0,
-                      rho: float = 0.5, Lambda: float = 1.0, n_support: int = 3, alpha: float = 0.05,
-                      random_state: int = 0) -> pd.DataFrame:
-    """A statistical privacy audit of :class:`ExponentialMarginClassifier` (k = 1) with the exact privacy loss of the pair.
-
-    Pair: D = {(x*, +1)} plus ``n_support`` copies of (x*, +1) plus zero rows; D' flips the first label (x* as in
-    :func:`audit_algorithm_2`).  The copies make the cover points with c <x*> < -rho' unlikely under D', where the
-    flipped row lowers their count: the log-ratio approaches epsilon there.  The exact loss is the largest
-    |log P_D(c) - log P_D'(c)| over the cover (enumeration); the audit draws releases with the mechanism's own exact
-    sampler.  Negative control: the same pair sampled with 2 epsilon (half the Gumbel noise), claimed epsilon."""
-    def mk() -> ExponentialMarginClassifier:
-        return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, Lambda=Lambda, data_norm=r, n_components=1,
-                                           keep_nonprivate=True, random_state=random_state)
-
-    probe = mk().fit(np.vstack([np.eye(d)[:2], np.zeros((m - 2, d))]) * r, np.r_[1.0, -1.0, np.ones(m - 2)])
-    proj = probe.nonprivate_.projection  # data-independent: the same Phi for every data set under this seed
-    x_star = _adversarial_point(proj, d, r)
-    X = np.vstack([np.repeat(x_star[None], 1 + n_support, axis=0), np.zeros((m - 1 - n_support, d))])
-    y1 = np.ones(m)
-    y2 = y1.copy()
-    y2[0] = -1.0
-    f1, f2 = mk().fit(X, y1), mk().fit(X, y2)
-    c1, c2 = f1.nonprivate_, f2.nonprivate_
-    z_star = float(proj.transform(x_star[None])[0, 0])
-    rows = []
-    rng = np.random.default_rng(random_state + 1)
-    for label, eps_run in (("as calibrated", epsilon), ("negative control: 2 epsilon (half the noise)", 2 * epsilon)):
-        s1 = type(c1)(c1.cover, c1.counts, eps_run, c1.projection)
-        s2 = type(c2)(c2.cover, c2.counts, eps_run, c2.projection)
-        exact = float(np.abs(s1.log_probabilities() - s2.log_probabilities()).max())
-        a = s1.cover[s1.sample_indices(n_releases, rng), 0] * z_star
-        b = s2.cover[s2.sample_indices(n_releases, rng), 0] * z_star
-        res = epsilon_lower_bound(a, b, alpha=alpha, random_state=random_state)
-        rows.append({"mechanism": label, "epsilon_claimed": epsilon, "epsilon_pair_exact": exact, "epsilon_lb": res.epsilon_lb,
-                     "epsilon_hat": res.epsilon_hat, "n_releases": n_releases, "cover_size": len(c1.cover)})
-    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -418,7 +250,7 @@ def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin:
 
     def one(m: int, s: int) -> dict:
         data = margin_data(m, d, margin, random_state=random_state + 1000 * s + m)
-        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, Lambda=1.0, beta=beta,
+        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, weight_bound=1.0, beta=beta,
                           k_constant=k_constant, max_iter=max_iter, keep_nonprivate=True)
         err = population_error(est.coef_, data)
         o_term = B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m)
@@ -481,7 +313,7 @@ def theorem_4_2_experiment(m: int, Ds: Sequence[int], seeds: int, n_test: int = 
     Xtr, ytr, Xte, yte = full.X[:m], full.y[:m], full.X[m:], full.y[m:]
 
     def one(D: int, s: int) -> dict:
-        est = PrivateKernelMarginClassifier(epsilon=epsilon, delta=delta, rho=tau, Lambda=full.Lambda0, sigma=sigma,
+        est = PrivateKernelMarginClassifier(epsilon=epsilon, delta=delta, rho=tau, weight_bound=full.Lambda0, sigma=sigma,
                                             kernel_norm=1.0, n_frequencies=D, n_components=n_components, beta=beta,
                                             max_iter=max_iter, random_state=random_state + s).fit(Xtr, ytr)
         err = float(np.mean(est.predict(Xte) != yte))
@@ -523,15 +355,15 @@ def make_baselines(output: Sequence[float] = (0.1,), objective: Sequence[float] 
     2^-16 grid, but its exact rounding falls back to mpmath for about a minute per release at d = 100,000."""
     return {
         "Chaudhuri output perturbation": (
-            lambda eps, v, seed: OutputPerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, noise=gamma_noise,
+            lambda eps, v, seed: OutputPerturbation(epsilon=eps, alpha=v, loss="huber", data_norm=1.0, noise=gamma_noise,
                                                     random_state=seed),
             "Lambda", tuple(output)),
         "Chaudhuri objective perturbation": (
-            lambda eps, v, seed: ObjectivePerturbation(epsilon=eps, Lambda=v, loss="huber", data_norm=1.0, noise=gamma_noise,
+            lambda eps, v, seed: ObjectivePerturbation(epsilon=eps, alpha=v, loss="huber", data_norm=1.0, noise=gamma_noise,
                                                        random_state=seed),
             "Lambda", tuple(objective)),
         "Rubinstein PrivateSVM-Finite": (
-            lambda eps, v, seed: PrivateSVMFinite(epsilon=eps, C=v, data_norm=1.0, random_state=seed),
+            lambda eps, v, seed: PrivateSVMFinite(epsilon=eps, alpha=1.0 / v, data_norm=1.0, random_state=seed),
             "C", tuple(svm)),
     }
 
@@ -550,17 +382,90 @@ def _coef(est: object, X: Array) -> Array:
     return w
 
 
+#: The name of the JL ablation in :func:`dimension_experiment`'s rows.
+ABLATION = "ablation: the same noisy GD in R^d (no JL)"
+
+
+def noisy_gd_without_jl(data: MarginData, epsilon: float, delta: float, rho: float, Lambda: float = 1.0,
+                        max_iter: int = 200, random_state: object = None) -> tuple[Array, int]:
+    """Algorithm 2 without its JL step: the same DP-ERM (noisy projected subgradient descent on the rho-hinge loss over
+    the ball of radius 2 Lambda, features bounded by 2r so L = 2r / rho, T from the same rule with k replaced by d,
+    sigma calibrated to (epsilon, delta) for the T composed steps, the same learning-rate rule) run on the original d
+    coordinates.  Isolates what the JL map contributes: the noise of DP-ERM grows with the dimension it runs in.
+    Returns (w, T)."""
+    X, y, r = data.X, data.y, data.r
+    m, d = X.shape
+    L = B.rho_hinge_lipschitz(2.0 * r, rho)
+    sens = gradient_sensitivity(L, m)
+    T = B.noisy_gd_iterations(m, d, gaussian_sigma(epsilon, delta, 1.0), max_iter)
+    sigma = calibrate_noisy_gd(epsilon, delta, sens, T)
+    eta = 2.0 * Lambda / (math.sqrt(L * L + d * sigma * sigma) * math.sqrt(T))
+    w = noisy_projected_gd(X, y, rho=rho, radius=2.0 * Lambda, sigma=sigma, n_iter=T, learning_rate=eta,
+                           random_state=random_state)[0]
+    return w, T
+
+
+def projected_gd(Z: Array, y: Array, rho: float, radius: float, n_iter: int, learning_rate: float) -> Array:
+    """Projected subgradient descent on the rho-hinge loss over B^k(radius) from 0, the average of the iterates: the
+    noiseless counterpart of :func:`dpkernels.mechanisms.bassily.noisy_projected_gd` (not private)."""
+    w = np.zeros(Z.shape[1])
+    avg = np.zeros_like(w)
+    for _ in range(int(n_iter)):
+        active = y * (Z @ w) < rho
+        w = w + learning_rate * (Z[active].T @ y[active]) / (rho * len(y))
+        nrm = float(np.linalg.norm(w))
+        if nrm > radius:
+            w *= radius / nrm
+        avg += w
+    return avg / int(n_iter)
+
+
+def epsilon_experiment(epsilons: Sequence[float], m: int, d: int, seeds: int, margin: float = 0.3, delta: float = 1e-6,
+                       max_iter: int = 200, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+    """Algorithm 2 (the paper's k) at several epsilon on :func:`margin_data` (rho = margin), next to its noiseless
+    counterpart: the same JL map, the same T and learning rate, no noise (:func:`projected_gd`).  Tests "privacy for epsilon > 1 essentially for free" (the min(1, epsilon) of
+    Theorem 3.2): the private error beyond epsilon = 1 against the non-private one.  One row per (seed, epsilon)."""
+
+    def one(s: int) -> list[dict]:
+        data = margin_data(m, d, margin, random_state=random_state + 7919 * s)
+        out = []
+        for eps in epsilons:
+            est = _margin_fit(data, random_state + s, epsilon=float(eps), delta=delta, rho=margin, max_iter=max_iter,
+                              keep_nonprivate=True)
+            st = est.nonprivate_
+            w0 = projected_gd(st.Z, st.y, st.rho, st.radius, st.n_iter, st.learning_rate)
+            out.append({"epsilon": float(eps), "seed": s, "k": est.n_components_, "n_iter": est.n_iter_,
+                        "error_private": population_error(est.coef_, data),
+                        "error_nonprivate": population_error(st.projection.adjoint(w0), data)})
+        return out
+
+    return pd.DataFrame([r for part in Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in range(seeds)) for r in part])
+
+
+def polynomial_feature_norms(ps: Sequence[int], cs: Sequence[float], r: float = 1.0) -> pd.DataFrame:
+    """Section 4's polynomial kernels K_p(x, x') = (<x, x'> + c)^p: the feature map's largest norm over B^d(r) is
+    sqrt(K_p(x, x)) = (r^2 + c)^(p/2), against the r^p the paper substitutes for r (equal only when c = 0)."""
+    return pd.DataFrame([{"p": int(p), "c": float(c), "r": r, "feature_norm": (r * r + c) ** (p / 2.0), "claimed": r**p}
+                         for p in ps for c in cs])
+
+
 def dimension_experiment(ds: Sequence[int], m: int, seeds: int, margin: float = 0.3, epsilon: float = 1.0,
                          delta: float = 1e-6, k_values: Sequence[int | None] = (None, 100), max_iter: int = 200,
                          baselines: dict | None = None, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
     """Population error against d at fixed m (:func:`margin_data`, rho = margin, Lambda = 1, r = 1) of Algorithm 2 for
-    each of ``k_values`` (None: the paper's k) and of the other papers' mechanisms at the same epsilon (each at every
-    value of its grid; the caller takes the best per d).  One row per (d, seed, method, hyperparameter)."""
+    each of ``k_values`` (None: the paper's k), of the JL ablation (:func:`noisy_gd_without_jl`: the same noisy gradient
+    descent on the original d coordinates) and of the other papers' mechanisms at the same epsilon (each at every value
+    of its grid; the caller takes the best per d).  One row per (d, seed, method, hyperparameter)."""
     baselines = make_baselines() if baselines is None else baselines
 
     def one(d: int, s: int) -> list[dict]:
         data = margin_data(m, d, margin, random_state=random_state + 104729 * s + d)
         out = []
+        t0 = time.perf_counter()
+        w, T = noisy_gd_without_jl(data, epsilon, delta, margin, max_iter=max_iter,
+                                   random_state=np.random.default_rng([random_state, s, d, 7]))
+        out.append({"d": d, "seed": s, "method": ABLATION, "param": "", "value": np.nan, "k": d, "delta": delta,
+                    "error": population_error(w, data), "seconds": time.perf_counter() - t0})
         for k in k_values:
             t0 = time.perf_counter()
             est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, n_components=k, max_iter=max_iter)
@@ -573,6 +478,8 @@ def dimension_experiment(ds: Sequence[int], m: int, seeds: int, margin: float = 
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", PrivacyLeakWarning)
                     warnings.simplefilter("ignore", UnsafeNoiseWarning)  # make_baselines(gamma_noise="continuous")
+                    # the other papers' mechanisms are noise-dominated at large d on purpose: that is what the figure shows
+                    warnings.simplefilter("ignore", UtilityWarning)
                     est = make(epsilon, v, random_state + s).fit(data.X, data.y)
                 out.append({"d": d, "seed": s, "method": name, "param": pname, "value": v, "k": np.nan, "delta": 0.0,
                             "error": population_error(_coef(est, data.X), data), "seconds": time.perf_counter() - t0})
@@ -583,104 +490,3 @@ def dimension_experiment(ds: Sequence[int], m: int, seeds: int, margin: float = 
     return pd.DataFrame([r for part in rows for r in part])
 
 
-# ----------------------------------------------------------------------------------------------
-# Adult and KDDCup99: margin curves next to the other papers' mechanisms; the private choice of rho
-# ----------------------------------------------------------------------------------------------
-def real_data(name: str, n_train: int, n_test: int, random_state: int = 0) -> tuple[Array, Array, Array, Array]:
-    """A seeded split of Adult (45,222 x 105) or of KDDCup99's 10% file (DoS task, 118 columns), Chaudhuri et al.'s
-    preprocessing (rows of norm <= 1).  Raises :class:`dpkernels.datasets.DatasetUnavailable` without the KDD file."""
-    if name == "adult":
-        ds = load_adult()
-    elif name == "kddcup99":
-        ds = load_kddcup99(target="dos", subsample=n_train + n_test, random_state=random_state)
-    else:
-        raise ValueError(f"unknown data set {name!r}")
-    rng = np.random.default_rng(random_state)
-    idx = rng.permutation(ds.n_samples)
-    if n_train + n_test > len(idx):
-        raise ValueError(f"{name} has {len(idx)} rows, fewer than {n_train} + {n_test}")
-    tr, te = idx[:n_train], idx[n_train:n_train + n_test]
-    return ds.X[tr], ds.y[tr].astype(np.float64), ds.X[te], ds.y[te].astype(np.float64)
-
-
-def _sweep_alg2(Xtr: Array, ytr: Array, Xte: Array, yte: Array, rhos: Sequence[float], epsilon: float, delta: float,
-                k_cap: int, max_iter: int, rng: np.random.Generator, Lambda: float = 1.0, r: float = 1.0) -> list[dict]:
-    """Algorithm 2 for every rho at one epsilon, one JL map, all rho in one vectorised pass (the same computation as
-    :class:`PrivateMarginClassifier` with n_components = min(paper's k, k_cap) for each rho; common random numbers)."""
-    m = len(ytr)
-    k = min(B.algorithm_2_k(epsilon, delta, m, 0.05), int(k_cap))
-    proj = make_jl("rademacher", k, rng).fit(Xtr[:1])
-    Z = project_rows(proj.transform(Xtr), 2 * r)
-    rhos = np.asarray(rhos, dtype=np.float64)
-    L = 2 * r / rhos
-    s1 = gaussian_sigma(epsilon, delta, 1.0)
-    T = B.noisy_gd_iterations(m, k, s1, max_iter)
-    sig = np.array([calibrate_noisy_gd(epsilon, delta, gradient_sensitivity(Lc, m), T) for Lc in L])
-    eta = 2 * Lambda / (np.sqrt(L * L + k * sig * sig) * math.sqrt(T))
-    W = noisy_projected_gd(Z, ytr, rho=rhos, radius=2 * Lambda, sigma=sig, n_iter=T, learning_rate=eta, random_state=rng,
-                           n_chains=len(rhos))
-    Zte = proj.transform(Xte)
-    err = np.mean(np.where(Zte @ W.T > 0, 1.0, -1.0) != yte[:, None], axis=0)
-    return [{"method": "Algorithm 2", "rho": float(rho), "epsilon": epsilon, "delta": delta, "k": k, "n_iter": T,
-             "error": float(e)} for rho, e in zip(rhos, err)]
-
-
-def margin_curves(name: str, n_train: int, n_test: int, rhos: Sequence[float], epsilons: Sequence[float], seeds: int,
-                  delta: float = 1e-6, k_cap: int = 256, max_iter: int = 200, baselines: dict | None = None,
-                  n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
-    """Test error of Algorithm 2 against rho and epsilon on a real data set, and of the other papers' mechanisms (each
-    at every value of its grid) and a non-private LinearSVC, one row per (seed, method, setting)."""
-    Xtr, ytr, Xte, yte = real_data(name, n_train, n_test, random_state)
-    baselines = make_baselines() if baselines is None else baselines
-
-    def one(s: int) -> list[dict]:
-        rng = np.random.default_rng(random_state + 17 * s)
-        out = []
-        for eps in epsilons:
-            for row in _sweep_alg2(Xtr, ytr, Xte, yte, rhos, eps, delta, k_cap, max_iter, rng):
-                out.append({**row, "seed": s, "param": "rho", "value": row["rho"]})
-            for mname, (make, pname, grid) in baselines.items():
-                for v in grid:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", PrivacyLeakWarning)
-                        est = make(eps, v, random_state + 31 * s).fit(Xtr, ytr)
-                    out.append({"method": mname, "epsilon": eps, "delta": 0.0, "seed": s, "param": pname, "value": v,
-                                "error": float(np.mean(est.predict(Xte) != yte))})
-        return out
-
-    rows = [r for part in Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in range(seeds)) for r in part]
-    svc = LinearSVC(C=1.0).fit(Xtr, ytr)
-    rows.append({"method": "non-private LinearSVC (C = 1)", "epsilon": np.inf, "delta": 0.0, "seed": 0, "param": "C",
-                 "value": 1.0, "error": float(np.mean(svc.predict(Xte) != yte))})
-    df = pd.DataFrame(rows)
-    df["dataset"] = name
-    df["n_train"] = n_train
-    return df
-
-
-def rho_selection_experiment(name: str, n_train: int, n_test: int, rhos: Sequence[float], epsilon: float, seeds: int,
-                             delta: float = 1e-6, k_cap: int = 256, max_iter: int = 200, validation_fraction: float = 0.2,
-                             n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
-    """:class:`PrivateMarginSelection` (ours) over ``rhos`` at total (epsilon, delta): the chosen rho and its test error
-    per seed, with the accounting of the composition (dp-accounting's PLD accountant over the G candidates, each the
-    T-step Gaussian mechanism, against the Gaussian-DP calibration the mechanism uses)."""
-    Xtr, ytr, Xte, yte = real_data(name, n_train, n_test, random_state)
-    mt = n_train - int(round(validation_fraction * n_train))
-    k = min(B.algorithm_2_k(epsilon, delta, mt, 0.05), int(k_cap))
-
-    def one(s: int) -> dict:
-        est = PrivateMarginSelection(rhos=tuple(rhos), epsilon=epsilon, delta=delta, data_norm=1.0, n_components=k,
-                                     validation_fraction=validation_fraction, max_iter=max_iter,
-                                     random_state=random_state + 101 * s).fit(Xtr, ytr)
-        return {"seed": s, "rho_selected": est.rho_, "error": float(np.mean(est.predict(Xte) != yte)), "k": k,
-                "n_iter": est.n_iter_, "epsilon_total": est.guarantee_.epsilon, "delta": delta,
-                "epsilon_accounted_gdp": est.epsilon_accounted_, "sigma_selected": est.noise_sigma_}
-
-    df = pd.DataFrame(Parallel(n_jobs=n_jobs)(delayed(one)(s) for s in range(seeds)))
-    # the composition through dp-accounting's PLD accountant (G events, each T Gaussian steps = one Gaussian with
-    # sensitivity sqrt(T)): an independent check of the Gaussian-DP calibration the mechanism uses
-    G, T = len(rhos), int(df["n_iter"].iloc[0])
-    mult = calibrate_noisy_gd(epsilon, delta, 1.0, G * T)
-    df["epsilon_accounted_pld"] = compose([("gaussian", mult, math.sqrt(T))] * G, delta)
-    df["dataset"] = name
-    return df

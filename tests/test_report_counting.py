@@ -1,0 +1,128 @@
+"""The report's counting: explanations only through tested hypotheses per data set, typed classes, too-noisy
+comparisons, and totals that add up (issue 21, contract items 3-4)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dpkernels.report import (
+    CLASS_COLUMNS,
+    CLASSES,
+    KINDS,
+    STATUSES,
+    Checks,
+    accepted_explanations,
+    build_report,
+    check_counts,
+    compare_table,
+    read_hypotheses,
+    write_hypotheses,
+    write_table,
+)
+
+
+def _table() -> pd.DataFrame:
+    """Published against reproduced numbers on two data sets; 'x' differs on both, named explained by H1."""
+    rows = []
+    for ds, pub, rep, errata in (("a", 0.90, 0.70, "H1"), ("b", 0.90, 0.70, "H1"), ("a", 0.50, 0.501, None)):
+        key = {"dataset": ds, "entry": "x" if errata else "y"}
+        rows.append({**key, "source": "published", "value": pub, "n_runs": 5, "errata": errata})
+        rows.append({**key, "source": "reproduced", "value": rep, "se": 0.01, "sd": 0.02, "n_runs": 5})
+    return pd.DataFrame(rows)
+
+
+def _hyp(accepted_a: bool, accepted_b: bool) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"hypothesis": "H1", "dataset": "a", "test": "max |z| of the variant", "statistic": 1.2, "accepted": accepted_a, "detail": ""},
+        {"hypothesis": "H1", "dataset": "b", "test": "max |z| of the variant", "statistic": 7.5, "accepted": accepted_b, "detail": ""},
+    ])
+
+
+def test_an_explanation_rejected_for_the_rows_data_set_leaves_it_unexplained():
+    cls = compare_table(_table(), _hyp(True, False)).set_index(["dataset", "entry"])["class"]
+    assert cls[("a", "x")] == "differs, explained (H1)"
+    assert cls[("b", "x")] == "differs, unexplained"  # the failing case: H1 rejected for b
+    assert cls[("a", "y")] == "agrees"
+    # no hypotheses at all: a named ERRATA id is only a candidate
+    none = compare_table(_table()).set_index(["dataset", "entry"])
+    assert none.loc[("a", "x"), "class"] == "differs, unexplained" and none.loc[("a", "x"), "candidate"] == "H1"
+
+
+def test_one_rejecting_test_rejects_the_hypothesis_for_that_data_set():
+    h = pd.concat([_hyp(True, True), _hyp(False, True).iloc[[0]]], ignore_index=True)
+    assert accepted_explanations(h) == {("H1", "b")}
+    assert accepted_explanations(None) == set()
+
+
+def test_a_table_without_a_dataset_column_explains_nothing():
+    t = _table().drop(columns="dataset").assign(entry=lambda d: d.entry + d.index.astype(str).str[0])
+    t["entry"] = ["x1", "x1", "x2", "x2", "y", "y"]
+    assert not compare_table(t, _hyp(True, True))["class"].str.startswith("differs, explained").any()
+
+
+def test_class_overrides_need_a_reason_and_are_neither_agreement_nor_explanation():
+    t = _table()
+    t.loc[t.entry == "y", "class_override"] = "input"
+    with pytest.raises(ValueError, match="note"):
+        compare_table(t)
+    t.loc[(t.entry == "y") & (t.source == "published"), "note"] = "generator default"
+    t.loc[(t.dataset == "b") & (t.source == "published"), ["class_override", "note"]] = ["not comparable", "another machine"]
+    cls = compare_table(t, _hyp(True, True)).set_index(["dataset", "entry"])["class"]
+    assert cls[("a", "y")] == "input" and cls[("b", "x")] == "not comparable" and cls[("a", "x")] == "differs, explained (H1)"
+    t.loc[t.entry == "y", "class_override"] = "agrees"
+    with pytest.raises(ValueError, match="class_override"):
+        compare_table(t)
+
+
+def test_min_effect_makes_a_noisy_agreement_inconclusive():
+    t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.892, "n_runs": 5},
+                      {"dataset": "a", "source": "reproduced", "value": 0.674, "se": 0.131, "sd": 0.294, "n_runs": 5}])
+    assert compare_table(t)["class"].item() == "agrees"  # |z| = 1.2: the 3-SE band spans 0.56 of accuracy
+    assert compare_table(t, min_effect=0.05)["class"].item() == "inconclusive (too noisy)"
+    assert compare_table(t.assign(min_effect=0.05))["class"].item() == "inconclusive (too noisy)"
+    # a precise agreement stays an agreement under the same minimum effect
+    t2 = t.assign(value=[0.50, 0.501], se=[None, 0.002], sd=[None, 0.004])
+    assert compare_table(t2, min_effect=0.05)["class"].item() == "agrees"
+
+
+def test_hypotheses_file_is_validated():
+    with pytest.raises(ValueError, match="columns"):
+        write_hypotheses(pd.DataFrame({"hypothesis": ["H1"]}), "demo")
+    with pytest.raises(ValueError, match="accepted"):
+        write_hypotheses(_hyp(True, True).assign(accepted=["yes", "no"]), "demo")
+
+
+def test_report_counts_add_up_and_list_every_unexplained_number(tmp_path):
+    c = Checks("demo")
+    c.add("Theorem 1", "bound", kind="measured", bound=1, measured=0.5, status="holds")
+    c.add("Theorem 2", "bound", kind="measured", bound=1, measured=1.5, status="violated")
+    c.add("Theorem 3", "bound", kind="measured", bound=1, measured=0.99, status="inconclusive")
+    c.add("Ours", "substitute", kind="consistency", bound=1, measured=0.5, status="holds")
+    c.skip("Table 9", "data absent", "no file", kind="analytic")
+    c.write(tmp_path / "demo")
+    counts = c.counts()
+    assert counts.loc["measured"].tolist() == [1, 1, 1, 0] and int(counts.values.sum()) == len(c.rows)
+    t = _table()
+    t.loc[(t.entry == "y") & (t.source == "published"), ["class_override", "note"]] = ["input", "size we set"]
+    write_table(t, "table_1", "demo", out=tmp_path / "demo")
+    write_hypotheses(_hyp(True, False), "demo", out=tmp_path / "demo")
+    text = build_report(tmp_path).read_text()
+    tot = pd.read_csv(tmp_path / "totals.csv").set_index("paper").loc["demo"]
+    assert [tot[f"measured {s}"] for s in STATUSES] == [1, 1, 1, 0]
+    assert tot["analytic skipped"] == 1 and tot["consistency holds"] == 1
+    assert sum(tot[k] for k in KINDS) == 5
+    assert sum(tot[f"{k} {s}"] for k in KINDS for s in STATUSES) == 5
+    assert tot["published numbers paired"] == 3 == sum(tot[CLASS_COLUMNS[c]] for c in CLASSES)
+    assert (tot["differ, explained"], tot["differ, unexplained"], tot["input"]) == (1, 1, 1)
+    unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
+    assert "dataset=b, entry=x" in unexplained and "H1 rejected (max \\|z\\| of the variant: 7.5)" in unexplained
+    assert "dataset=a, entry=x" not in unexplained
+    assert "Hypotheses tested (2)" in text
+    assert read_hypotheses(tmp_path / "demo" / "hypotheses.csv").shape[0] == 2
+
+
+def test_check_counts_refuses_unknown_kinds():
+    df = pd.DataFrame({"kind": ["measured", "guess"], "status": ["holds", "holds"]})
+    with pytest.raises(ValueError, match="kinds"):
+        check_counts(df)
