@@ -1,5 +1,5 @@
 # dpkernels workbook: two commands do all the set-up on a fresh machine (Python >= 3.11).
-#   make reproduce [PROFILE=full|quick] [JOBS=N] [PAPERS="rubinstein2012 ..."]   (full: every paper's protocol; budget 15 min on 2 cores)
+#   make reproduce [PROFILE=full|quick|scale] [JOBS=N] [PAPERS="rubinstein2012 ..."]   (full: every paper's protocol; budget 15 min on 2 cores)
 #   make test
 # A run writes only under build/<profile>/ and ends by comparing its numbers with the committed reference;
 # only `make update-reference` rewrites tracked files.
@@ -16,6 +16,8 @@ STAMP   := $(VENV)/.dpkernels-installed
 help:
 	@echo "make reproduce [PROFILE=full|quick] [JOBS=N]  run the notebooks into build/<profile>/ and compare with the reference (default: full, JOBS=2)"
 	@echo "make update-reference [PROFILE=full]          copy the last run into the tracked reference (paper_figures/, notebooks/*.ipynb, README.md, ERRATA.md)"
+	@echo "make reproduce PROFILE=scale                  the frontier from 1,000 rows to the full data, on a Dask LocalCluster"
+	@echo "make update-reference PROFILE=scale           copy the last scale run into paper_figures/frontier and notebooks/frontier.ipynb"
 	@echo "make site                                     build the documentation site into build/site/html/"
 	@echo "make test                                     unit tests, the site's browser test, nbval over notebooks/"
 	@echo "make bench                                    speed benchmarks (benchmarks/)"

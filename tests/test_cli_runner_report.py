@@ -230,8 +230,9 @@ def test_every_profile_of_a_paper_sets_the_same_parameters():
     from dpkernels import profiles
 
     for paper in profiles.papers():
-        keys = {name: set(profiles.load(paper, name)) for name in profiles.PROFILE_NAMES}
+        keys = {name: set(profiles.load(paper, name)) for name in profiles.PROFILE_NAMES if name in profiles._read()[paper]}
         assert keys["quick"] == keys["full"], f"{paper}: {keys['quick'] ^ keys['full']}"
+        assert all(k == keys["full"] for k in keys.values()), f"{paper}: {keys}"
 
 
 def test_show_new_prints_each_verdict_once(capsys):
@@ -332,6 +333,34 @@ def test_update_reference_copies_a_clean_run_and_refuses_a_dirty_one(tmp_path):
     (run / "run.json").write_text(json.dumps({**manifest, "ok": {"demo": False}}))
     with pytest.raises(RuntimeError, match="failed"):
         update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+
+
+def test_update_reference_copies_each_output_from_its_reference_profile(tmp_path):
+    """The frontier's reference is the scale run: a full run (which runs a small frontier) leaves it alone, and a
+    scale run replaces only it."""
+    import json
+
+    from dpkernels.reference import reference_profile, update_reference
+
+    assert reference_profile("frontier") == "scale" and reference_profile("demo") == "full"
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    (repo / "notebooks").mkdir(parents=True)
+    for profile in ("full", "scale"):
+        run = build / profile
+        papers = ["demo", "frontier"] if profile == "full" else ["frontier"]
+        (run / "notebooks").mkdir(parents=True)
+        for paper in papers:
+            c = Checks(paper)
+            c.at_most("Lemma 1", f"{profile} run", kind="analytic", bound=1.0, measured=0.5, id="l1")
+            c.write(run / "paper_figures" / paper)
+            nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / f"{paper}.ipynb")
+        (run / "run.json").write_text(json.dumps({"ok": {p: True for p in papers}, "outputs": papers, "complete": True}))
+    update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+    assert (repo / "paper_figures" / "demo" / "checks.csv").exists() and (repo / "notebooks" / "demo.ipynb").exists()
+    assert not (repo / "paper_figures" / "frontier").exists() and not (repo / "notebooks" / "frontier.ipynb").exists()
+    update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None)
+    assert "scale run" in (repo / "paper_figures" / "frontier" / "checks.csv").read_text()
+    assert (repo / "notebooks" / "frontier.ipynb").exists()
 
 
 def test_cli_version_list_and_parameters(capsys):

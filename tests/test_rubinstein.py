@@ -129,7 +129,8 @@ def test_bounds_are_public_by_construction():
 
 def test_intercept_enlarges_kappa():
     X, y = data()
-    m = PrivateSVMFinite(epsilon=1.0, data_norm=1.0, fit_intercept=True, intercept_scaling=2.0, random_state=0).fit(X, y)
+    m = PrivateSVMFinite(epsilon=1.0, alpha=1.0, data_norm=1.0, fit_intercept=True, intercept_scaling=2.0,
+                         random_state=0).fit(X, y)
     assert m.kappa_ == pytest.approx(math.sqrt(5.0))
     assert m.noise_scale_ == pytest.approx(R.theorem_10_noise_scale(1.0 / 1.002, 1.0, 1.0, math.sqrt(5.0), 4, 120))
 

@@ -135,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("list", help="the papers, their notebooks, profiles and parameters")
     p.set_defaults(func=_cmd_list)
     p = sub.add_parser("reproduce", help="execute the notebooks into build/<profile>/ and compare with the reference")
-    p.add_argument("--profile", choices=("quick", "full"), default="full",
+    p.add_argument("--profile", choices=("quick", "full", "scale"), default="full",
                    help="full (default): each paper's protocol, the reference's profile (budget: 15 minutes on 2 "
-                   "cores with --jobs 2); quick: a first look")
+                   "cores with --jobs 2); quick: a first look; scale: the frontier from a thousand rows to the full "
+                   "data on a Dask LocalCluster (or --scheduler), the frontier's reference")
     p.add_argument("--paper", nargs="+", metavar="NAME", help="only these papers (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run in parallel (default 2)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -149,14 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-p", "--parameter", action="append", metavar="NAME=VALUE",
                    help="a papermill parameter, value read as YAML; repeatable (e.g. -p seed=7 "
                    "-p 'sizes={audit_releases: 1000}'); profile=full selects the profile")
-    p.add_argument("--profile", choices=("quick", "full"), default="quick", help="default quick")
+    p.add_argument("--profile", choices=("quick", "full", "scale"), default="quick", help="default quick")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_run)
     p = sub.add_parser("update-reference",
                        help="copy the last run (build/<profile>/) into the tracked reference: paper_figures/, "
                        "notebooks/*.ipynb, run times, README.md, ERRATA.md")
-    p.add_argument("--profile", choices=("quick", "full"), default="full",
-                   help="full (default): the whole reference; quick: only benchmarks/results/timings_quick.csv and the prose")
+    p.add_argument("--profile", choices=("quick", "full", "scale"), default="full",
+                   help="full (default): the papers' reference; scale: the frontier's; quick: only "
+                   "benchmarks/results/timings_quick.csv and the prose")
     p.set_defaults(func=_cmd_update_reference)
     p = sub.add_parser("site", help="build the documentation site (build/site/html/index.html)")
     p.add_argument("--out", default=None, help="output folder (default build/site)")

@@ -1,7 +1,8 @@
 """Profile parameters of the notebooks, read from the package data ``dpkernels/profiles.yaml`` (the single source).
 
-A profile (``quick`` for CI and a first look, ``full`` for paper scale) maps each paper to the sizes its notebook
-uses.  Notebooks call :func:`load` with their papermill ``profile`` parameter and may override single values
+A profile (``quick`` for CI and a first look, ``full`` for paper scale, ``scale`` for the frontier from a thousand
+rows to the full data on a Dask cluster) maps each paper to the sizes its notebook uses; a paper may lack a profile
+(only the frontier has ``scale``).  Notebooks call :func:`load` with their papermill ``profile`` parameter and may override single values
 through their ``sizes`` parameter.  The file ships inside the package (read with :mod:`importlib.resources`), so
 an installed wheel has the same profiles as a clone.
 
@@ -21,7 +22,7 @@ import yaml
 __all__ = ["PROFILES_FILE", "PROFILE_NAMES", "load", "papers"]
 
 PROFILES_FILE = resources.files("dpkernels").joinpath("profiles.yaml")
-PROFILE_NAMES = ("quick", "full")
+PROFILE_NAMES = ("quick", "full", "scale")
 
 
 def _read() -> dict[str, dict[str, dict[str, Any]]]:
@@ -41,6 +42,8 @@ def load(paper: str, profile: str, sizes: dict[str, Any] | None = None) -> dict[
     data = _read()
     if paper not in data:
         raise ValueError(f"{PROFILES_FILE} has no entry for {paper!r}")
+    if profile not in data[paper]:
+        raise ValueError(f"{PROFILES_FILE} has no {profile!r} profile for {paper!r}")
     params = dict(data[paper][profile])
     for key, value in (sizes or {}).items():
         if key not in params:

@@ -57,10 +57,20 @@ __all__ = [
     "compare_outputs",
     "update_reference",
     "REFERENCE_PROFILE",
+    "REFERENCE_PROFILES",
+    "reference_profile",
 ]
 
 #: The profile of the committed reference.
 REFERENCE_PROFILE = "full"
+#: Outputs (and papers) whose reference comes from another profile: the frontier's from ``scale`` (a thousand rows
+#: to the full data, on a Dask cluster); ``full`` runs a small frontier that is compared only by its analytic checks.
+REFERENCE_PROFILES = {"frontier": "scale"}
+
+
+def reference_profile(name: str) -> str:
+    """The profile whose run is the reference of paper or output folder ``name`` (:data:`REFERENCE_PROFILES`)."""
+    return REFERENCE_PROFILES.get(name, REFERENCE_PROFILE)
 RTOL = 1e-6
 ATOL = 1e-12
 #: Columns holding run times or memory: never compared.
@@ -126,6 +136,10 @@ class ReferenceCheck:
             lines.append(f"{self.profile} profile: only the analytic checks are compared with the reference (the "
                          f"{REFERENCE_PROFILE} profile); this profile's simulations run other sizes, so their numbers "
                          "differ by design.")
+        elif self.scope == "mixed":
+            others = ", ".join(f"{k} ({v})" for k, v in sorted(REFERENCE_PROFILES.items()))
+            lines.append(f"{self.profile} profile: outputs whose reference comes from another profile ({others}) are "
+                         "compared only by their analytic checks; their simulations run other sizes by design.")
         n_ok = int(nums["reproduces"].sum())
         moved = nums[~nums["reproduces"].astype(bool)]
         head = f"{n_ok} of {len(nums)} numbers reproduce the reference"
@@ -296,13 +310,16 @@ def compare_outputs(run_root: Path, ref_root: Path | None = None, outputs: list[
     """Compare a run's ``paper_figures`` folder (``run_root``) with the reference's (default: ``paper_figures/``).
 
     ``outputs``: the output folders to compare (default: every folder of the run).  At a profile other than the
-    reference's only analytic checks are compared (module docstring).
+    reference's only analytic checks are compared (module docstring); an output's reference profile is
+    :func:`reference_profile` (the frontier's is ``scale``).
     """
     run_root = Path(run_root)
     ref_root = REPO_ROOT / "paper_figures" if ref_root is None else Path(ref_root)
-    scope = "all" if profile == REFERENCE_PROFILE else "analytic"
     if outputs is None:
         outputs = sorted(p.name for p in run_root.iterdir() if p.is_dir()) if run_root.exists() else []
+    scopes = {out: "all" if profile == reference_profile(out) else "analytic" for out in outputs}
+    scope = "all" if scopes and all(s == "all" for s in scopes.values()) else (
+        "analytic" if all(s == "analytic" for s in scopes.values()) else "mixed")
     col = _Collector()
     for out in outputs:
         ref_dir, run_dir = ref_root / out, run_root / out
@@ -310,8 +327,8 @@ def compare_outputs(run_root: Path, ref_root: Path | None = None, outputs: list[
             continue
         if (ref_dir / "checks.csv").exists():
             run_checks = _read(run_dir / "checks.csv") if (run_dir / "checks.csv").exists() else _read(ref_dir / "checks.csv").iloc[:0]
-            _compare_checks(col, out, _read(ref_dir / "checks.csv"), run_checks, scope)
-        if scope != "all":
+            _compare_checks(col, out, _read(ref_dir / "checks.csv"), run_checks, scopes[out])
+        if scopes[out] != "all":
             continue
         for table in sorted(ref_dir.glob("*.csv")):
             if table.name == "checks.csv" or table.name in DERIVED_FILES:
@@ -360,7 +377,9 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_D
     Full profile: each output folder the run wrote replaces ``paper_figures/<output>/``, each executed notebook
     replaces ``notebooks/<paper>.ipynb``, the run times are merged into ``benchmarks/results/timings_full.csv``
     (the wall-time row only from a run of every paper), then ``paper_figures/REPORT.md`` and the prose
-    (``README.md``, ``ERRATA.md``) are rebuilt from the tracked files.  Quick profile: only
+    (``README.md``, ``ERRATA.md``) are rebuilt from the tracked files.  Only the papers and outputs whose reference
+    profile (:func:`reference_profile`) is ``profile`` are copied: ``scale`` copies the frontier, ``full`` the
+    others.  Quick profile: only
     ``timings_quick.csv`` and the prose.  Refuses a run that failed or whose notebooks hold progress frames,
     stray output or absolute paths (:func:`dpkernels.notebooks.notebook_problems`).
     """
@@ -378,16 +397,17 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_D
     failed = [p for p, ok in manifest["ok"].items() if not ok]
     if failed:
         raise RuntimeError(f"the run at {run_dir} has failed notebooks {failed}; the reference is not updated")
-    papers = sorted(manifest["ok"])
+    papers = sorted(p for p in manifest["ok"] if reference_profile(p) == profile)
+    outputs = [o for o in manifest["outputs"] if reference_profile(o) == profile]
     written: list[Path] = []
-    if profile == REFERENCE_PROFILE:
+    if papers:
         problems = []
         for paper in papers:
             nb = nbformat.read(run_dir / "notebooks" / f"{paper}.ipynb", as_version=4)
             problems += [f"{paper}: {p}" for p in notebook_problems(nb, (str(repo), str(Path.home())))]
         if problems:
             raise RuntimeError("executed notebooks are not clean; the reference is not updated:\n  " + "\n  ".join(problems))
-        for out in manifest["outputs"]:
+        for out in outputs:
             src, dst = run_dir / "paper_figures" / out, Path(repo) / "paper_figures" / out
             if dst.exists():
                 shutil.rmtree(dst)
@@ -400,9 +420,9 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_D
     timings = run_dir / "benchmarks" / "results" / f"timings_{profile}.csv"
     if timings.exists():
         dst = Path(repo) / "benchmarks" / "results" / f"timings_{profile}.csv"
-        _merge_timings(timings, dst, papers, manifest.get("complete", False))
+        _merge_timings(timings, dst, sorted(manifest["ok"]), manifest.get("complete", False))
         written.append(dst)
-    if profile == REFERENCE_PROFILE:
+    if papers:
         written.append(build_report(Path(repo) / "paper_figures"))
     written += render_prose(Path(repo), [Path(repo)], templates=Path(repo))
     for path in written:

@@ -52,9 +52,17 @@ KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR", "--IPKernelApp.capture_fd_o
                     "--IPKernelApp.extensions=dpkernels.notebooks"]
 
 
-def available_papers(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
-    """Papers with a notebook (``notebooks/<paper>.py`` percent script with its executed ``.ipynb``)."""
-    return sorted(p.stem for p in Path(notebook_dir).glob("*.py") if (Path(notebook_dir) / f"{p.stem}.ipynb").exists())
+def available_papers(notebook_dir: Path = NOTEBOOK_DIR, profile: str | None = None) -> list[str]:
+    """Papers with a notebook (``notebooks/<paper>.py`` percent script with its executed ``.ipynb``), and with an
+    entry for ``profile`` in the profiles file when one is given and the paper has entries there (only the frontier
+    has ``scale``)."""
+    papers = sorted(p.stem for p in Path(notebook_dir).glob("*.py") if (Path(notebook_dir) / f"{p.stem}.ipynb").exists())
+    if profile is None:
+        return papers
+    from dpkernels.profiles import _read
+
+    data = _read()
+    return [p for p in papers if p not in data or profile in data[p]]
 
 
 def _kernel_name() -> str:
@@ -281,10 +289,11 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         from dpkernels.sweep import SCHEDULER_ENV
 
         os.environ[SCHEDULER_ENV] = scheduler
-    todo = papers or available_papers(notebook_dir)
-    unknown = sorted(set(todo) - set(available_papers(notebook_dir)))
+    todo = papers or available_papers(notebook_dir, profile)
+    unknown = sorted(set(todo) - set(available_papers(notebook_dir, profile)))
     if unknown:
-        print(f"unknown paper(s) {unknown}; available: {available_papers(notebook_dir)}", file=sys.stderr)
+        print(f"unknown paper(s) {unknown} for profile {profile}; available: {available_papers(notebook_dir, profile)}",
+              file=sys.stderr)
         return 2
     out = Path(build_dir) / profile
     figures = out / "paper_figures"
@@ -337,6 +346,10 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         check = compare_outputs(figures, Path(reference) / "paper_figures", outputs, profile)
         check.table.to_csv(out / "reference_check.csv", index=False)
         print(f"reference check ({_rel(out / 'reference_check.csv')}):\n{check.summary()}", flush=True)
-    print("the reference is unchanged; `dpkernels update-reference` (make update-reference) copies this run into it"
-          if profile == "full" else "the reference is unchanged", flush=True)
+    if profile in ("full", "scale"):
+        flag = "" if profile == "full" else f" --profile {profile}"
+        print(f"the reference is unchanged; `dpkernels update-reference{flag}` (make update-reference"
+              f"{' PROFILE=' + profile if flag else ''}) copies this run into it", flush=True)
+    else:
+        print("the reference is unchanged", flush=True)
     return 0 if all(r.ok for r in results) else 1

@@ -1,4 +1,4 @@
-"""Embarrassingly parallel sweeps with a resumable, content-addressed result store, on one machine or a cluster.
+"""Embarrassingly parallel sweeps with a resumable, content-addressed result store, on one machine or a Dask cluster.
 
 A sweep is a list of configurations (JSON-serialisable dicts) and a task function ``task(config) -> dict`` (a
 module-level function, importable wherever it runs).  :func:`run_sweep`
@@ -8,10 +8,17 @@ module-level function, importable wherever it runs).  :func:`run_sweep`
 * skips configurations whose result is already in the store, so a rerun computes only what is missing;
 * writes each result as soon as it arrives (atomically: a temporary file renamed into place), so an interrupted
   sweep loses nothing that finished;
-* runs the rest through joblib: locally (``n_jobs`` processes) or, when a Dask scheduler address is given (the
-  ``scheduler`` argument, ``dpkernels reproduce --scheduler ADDRESS`` or the ``DPKERNELS_SCHEDULER`` environment
-  variable), on that Dask cluster through joblib's ``dask`` backend.  Results travel back to the caller, which alone
-  writes the store: workers need the package, not the store's file system.
+* runs the rest, most expensive first when a ``cost`` is given (a shorter tail), either through joblib's loky
+  processes (``scheduler=None``, ``n_jobs`` of them) or on a Dask cluster (:mod:`distributed`): ``scheduler="local"``
+  starts a ``LocalCluster`` of ``n_jobs`` worker *processes* with one thread each for the duration of the sweep; any
+  other value is the address of a running scheduler (also from ``dpkernels reproduce --scheduler ADDRESS`` or the
+  ``DPKERNELS_SCHEDULER`` environment variable).  Results travel back to the caller, which alone writes the store:
+  workers need the package and the data, not the store's file system;
+* fails fast: the first task that raises cancels the rest and re-raises its error with the configuration.
+
+Inside a task, nested parallelism runs serially (:func:`call_serially`): one BLAS thread and joblib's sequential
+backend.  Without it a library that calls ``joblib.Parallel`` itself (diffprivlib's ``LogisticRegression.fit``)
+would, on a Dask worker, submit nested tasks to the cluster while every worker thread waits for them: a deadlock.
 
 The store is a folder of ``<hash>.json`` files (default ``$DPKERNELS_CACHE/sweeps/<name>``); deleting it only costs
 recomputation.
@@ -21,10 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +42,14 @@ from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in ker
 
 from dpkernels.cache import source_hash
 
-__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "SCHEDULER_ENV"]
+__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "SweepError",
+           "SCHEDULER_ENV", "LOCAL"]
 
 SCHEDULER_ENV = "DPKERNELS_SCHEDULER"
+#: ``scheduler`` value that starts a Dask LocalCluster of worker processes (one thread each) for one sweep.
+LOCAL = "local"
+
+Task = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def config_key(config: dict[str, Any]) -> str:
@@ -76,36 +89,79 @@ class ResultStore:
 
 
 def scheduler_address(scheduler: str | None = None) -> str | None:
-    """The Dask scheduler to use: the argument, else ``$DPKERNELS_SCHEDULER``, else None (local joblib)."""
+    """The Dask scheduler to use: the argument, else ``$DPKERNELS_SCHEDULER``, else None (local joblib processes).
+    ``"local"`` (:data:`LOCAL`) means a LocalCluster started for the sweep."""
     return scheduler or os.environ.get(SCHEDULER_ENV) or None
 
 
-def _call(task: Callable[[dict[str, Any]], dict[str, Any]], config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    return config, task(config)
+def call_serially(task: Task, config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(config, task(config))`` with nested parallelism made serial: one BLAS / OpenMP thread and joblib's
+    sequential backend for any ``joblib.Parallel`` the task calls (whatever backend the caller or a Dask worker set)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1), parallel_config(backend="sequential"):
+        try:
+            return config, task(config)
+        except Exception as exc:
+            raise SweepError(f"task failed for {json.dumps(config, sort_keys=True, default=str)}: "
+                             f"{type(exc).__name__}: {exc}") from exc
 
 
-def run_sweep(task: Callable[[dict[str, Any]], dict[str, Any]], configs: Sequence[dict[str, Any]], store: ResultStore, *,
-              n_jobs: int = 1, scheduler: str | None = None, progress: bool = True, desc: str = "sweep") -> pd.DataFrame:
+class SweepError(RuntimeError):
+    """A task of a sweep failed; the message names its configuration and the task's error."""
+
+
+def _run_joblib(task: Task, todo: list[dict[str, Any]], n_jobs: int) -> Any:
+    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(call_serially)(task, c) for c in todo)
+
+
+def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int, priorities: list[float]) -> Any:
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address == LOCAL:
+        # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
+        # caller as exceptions, so the cluster's own logs are silenced
+        with warnings.catch_warnings():  # another cluster on the default HTTP port: the scheduler picks a free one
+            warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+            cluster = LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+    client = Client(cluster if cluster is not None else address)
+    try:
+        futures = {}
+        for c, prio in zip(todo, priorities):
+            fut = client.submit(call_serially, task, c, key=f"sweep-{config_key(c)}", pure=False, priority=prio,
+                                retries=0)
+            futures[fut.key] = (fut, c)
+        for fut in as_completed([f for f, _ in futures.values()]):
+            if fut.status != "finished":  # the first failure cancels the rest and is raised here
+                exc = fut.exception()
+                client.cancel([f for f, _ in futures.values()])
+                raise exc
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_sweep(task: Task, configs: Sequence[dict[str, Any]], store: ResultStore, *, n_jobs: int = 1,
+              scheduler: str | None = None, progress: bool = True, desc: str = "sweep",
+              cost: Callable[[dict[str, Any]], float] | None = None) -> pd.DataFrame:
     """Run ``task`` on every configuration missing from ``store``; return all results (config columns + result
-    columns), in the order of ``configs``."""
+    columns), in the order of ``configs``.  ``cost(config)`` orders the work, most expensive first."""
     todo = [c for c in configs if store.get(c) is None]
+    if cost is not None:
+        todo.sort(key=cost, reverse=True)
     address = scheduler_address(scheduler)
     if todo:
-        client = None
         if address:
-            from distributed import Client
-
-            client = Client(address)
-        ctx = parallel_config(backend="dask") if address else nullcontext()
-        try:
-            with ctx:
-                jobs = Parallel(n_jobs=-1 if address else n_jobs, return_as="generator_unordered")(
-                    delayed(_call)(task, c) for c in todo)
-                for config, result in tqdm(jobs, total=len(todo), desc=desc, disable=not progress):
-                    store.put(config, result)
-        finally:
-            if client is not None:
-                client.close()
+            prios = [float(cost(c)) if cost is not None else 0.0 for c in todo]
+            stream = _run_dask(task, todo, address, n_jobs, prios)
+        else:
+            stream = _run_joblib(task, todo, n_jobs)
+        for config, result in tqdm(stream, total=len(todo), desc=desc, disable=not progress, mininterval=2.0):
+            store.put(config, result)
     rows = []
     for c in configs:
         r = store.get(c)

@@ -270,9 +270,11 @@ class _ChaudhuriERM(_ReleaseClassifier):
     """Shared parameters (Algorithms 1 and 2), validation and prediction."""
 
     _smooth_losses = ("logistic", "huber", "smoothed_hinge")
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_")
+    #: Which of Theorems 15 (output) and 18 (objective) sets ``alpha="auto"`` (:func:`dpkernels.defaults.chaudhuri_lambda`).
+    _rule_algorithm: ClassVar[str] = "objective"
 
-    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, loss: str = "logistic", h: float = 0.5,
+    def __init__(self, *, epsilon: float = 1.0, alpha: float | str = "auto", loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  tol: float | None = None, init: ArrayLike | None = None, keep_nonprivate: bool = False,
@@ -297,7 +299,6 @@ class _ChaudhuriERM(_ReleaseClassifier):
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
         X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
         epsilon = check_epsilon(self.epsilon)
-        Lambda = check_positive(self.alpha, "alpha")
         R = check_positive(self.data_norm, "data_norm")
         check_positive(self.solver_tol, "solver_tol")
         if str(self.loss) not in self._smooth_losses:
@@ -310,7 +311,22 @@ class _ChaudhuriERM(_ReleaseClassifier):
             s = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
             R = math.sqrt(R * R + s * s)
+        self.alpha_ = Lambda = self._resolve_alpha(X.shape[0], X.shape[1], epsilon, R)
         return Design(X, ypm), loss, epsilon, Lambda, R, rng
+
+    def _resolve_alpha(self, n: int, d: int, epsilon: float, R: float) -> float:
+        """``alpha``, or for ``"auto"`` the public rule of :func:`dpkernels.defaults.chaudhuri_lambda` (Theorem 15 or
+        18's Lambda = eps_g / ||f0||^2 for rows in the unit ball) at this n, d and epsilon, times R^2 for rows in the
+        ball of radius R (the objective with rows x / R and weights R f is the same problem with Lambda / R^2).  Under
+        the replace-one relation n is public, so the rule costs no privacy."""
+        if isinstance(self.alpha, str):
+            if self.alpha != "auto":
+                raise ValueError(f"alpha must be a positive float or 'auto', got {self.alpha!r}")
+            from dpkernels.defaults import chaudhuri_lambda
+
+            return chaudhuri_lambda(n, d, epsilon, algorithm=self._rule_algorithm, loss=str(self.loss),
+                                    h=float(self.h)) * R * R
+        return check_positive(self.alpha, "alpha")
 
     def _init(self, d: int) -> Array | None:
         if self.init is None:
@@ -385,11 +401,12 @@ class OutputPerturbation(_ChaudhuriERM):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    alpha : float, default=1e-3
+    alpha : float or "auto", default="auto"
         The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
-        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
-        mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
-        :class:`PrivateTuning`.
+        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda).  ``"auto"``: the public rule of
+        Theorem 15 (:func:`dpkernels.defaults.chaudhuri_lambda`, a function of n, d and epsilon only, times
+        ``data_norm`` squared); otherwise choose it without looking at the data, or privately with
+        :class:`PrivateTuning`.  The value used is ``alpha_``.
     loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
         The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
     h : float, default=0.5
@@ -426,6 +443,8 @@ class OutputPerturbation(_ChaudhuriERM):
 
     Attributes
     ----------
+    alpha_ : float
+        The regulariser used (``alpha``, or the rule's value for ``"auto"``): public.
     coef_ : ndarray of shape (n_features,)
         f_priv, the release (without the intercept coordinate).
     intercept_ : float
@@ -482,7 +501,9 @@ class OutputPerturbation(_ChaudhuriERM):
     >>> published = clf.release()  # no seed, no non-private state
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "beta_", "sensitivity_", "noise_to_solution_")
+    _rule_algorithm = "output"
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_", "beta_", "sensitivity_",
+                                                      "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "OutputPerturbation":
         """Minimise J(f, D) (certified) and release f* + b (Algorithm 1).
@@ -546,11 +567,12 @@ class ObjectivePerturbation(_ChaudhuriERM):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    alpha : float, default=1e-3
+    alpha : float or "auto", default="auto"
         The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; scikit-learn's (and
-        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda): at the default, small data sets are
-        mostly noise (a :class:`~dpkernels.UtilityWarning` says so); choose it without looking at the data, or with
-        :class:`PrivateTuning`.
+        diffprivlib's) C = 1 / (n Lambda).  The noise shrinks as 1 / (n Lambda).  ``"auto"``: the public rule of
+        Theorem 18 (:func:`dpkernels.defaults.chaudhuri_lambda`, a function of n, d and epsilon only, times
+        ``data_norm`` squared); otherwise choose it without looking at the data, or privately with
+        :class:`PrivateTuning`.  The value used is ``alpha_``.
     loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
         The loss l (convex, differentiable, ``|l'| <= 1``); ``"logistic"`` also gives ``predict_proba``.
     h : float, default=0.5
@@ -590,6 +612,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
 
     Attributes
     ----------
+    alpha_ : float
+        The regulariser used (``alpha``, or the rule's value for ``"auto"``): public.
     coef_ : ndarray of shape (n_features,)
         f_priv, the release (without the intercept coordinate).
     intercept_ : float
@@ -650,7 +674,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
     >>> published = clf.release()  # no seed, no non-private state
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "params_", "release_grid_",
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_", "params_", "release_grid_",
                                                       "noise_to_solution_")
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
@@ -721,10 +745,10 @@ class ObjectivePerturbation(_ChaudhuriERM):
         rng = check_random_state(random_state)
         R = math.sqrt(self.data_norm**2 + self.intercept_scaling**2) if self.fit_intercept else float(self.data_norm)
         if self.noise == "lattice":
-            return fp_safe_objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, int(n_draws), rng,
+            return fp_safe_objective_releases(ev.design, ev.loss, float(self.alpha_), self.params_, int(n_draws), rng,
                                               data_norm=R, center=ev.solution.coef)[0]
         unit = unit_gamma_noise(int(n_draws), ev.design.d, self.noise, rng)
-        return objective_releases(ev.design, ev.loss, float(self.alpha), self.params_, unit, data_norm=R,
+        return objective_releases(ev.design, ev.loss, float(self.alpha_), self.params_, unit, data_norm=R,
                                   solver_tol=self.solver_tol, center=ev.solution.coef, tol=self.tol)
 
 
@@ -754,9 +778,10 @@ class PrivateKernelERM(_ReleaseClassifier):
     ----------
     epsilon : float, default=1.0
         eps_p, the privacy level.
-    alpha : float, default=1e-3
+    alpha : float or "auto", default="auto"
         The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'v(x_i)) + (Lambda/2)||f||^2 in feature space;
-        scikit-learn's C = 1 / (n Lambda).
+        scikit-learn's C = 1 / (n Lambda).  ``"auto"``: the public rule of Theorem 18 (or 15 for ``algorithm="output"``)
+        with d = ``n_components`` features (:func:`dpkernels.defaults.chaudhuri_lambda`); the value used is ``alpha_``.
     algorithm : {"objective", "output"}, default="objective"
         Run Algorithm 2 (:class:`ObjectivePerturbation`) or Algorithm 1 (:class:`OutputPerturbation`) on the features.
     loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"
@@ -786,6 +811,8 @@ class PrivateKernelERM(_ReleaseClassifier):
 
     Attributes
     ----------
+    alpha_ : float
+        The regulariser used (``alpha``, or the rule's value for ``"auto"``): public.
     coef_ : ndarray of shape (n_components,)
         f_priv in feature space, the release.
     frequencies_ : ndarray of shape (n_components, n_features)
@@ -832,9 +859,9 @@ class PrivateKernelERM(_ReleaseClassifier):
     >>> published = clf.release()
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_", "alpha_")
 
-    def __init__(self, *, epsilon: float = 1.0, alpha: float = 1e-3, algorithm: str = "objective", loss: str = "logistic",
+    def __init__(self, *, epsilon: float = 1.0, alpha: float | str = "auto", algorithm: str = "objective", loss: str = "logistic",
                  h: float = 0.5, sigma: float = math.sqrt(0.5), n_components: int = 100, feature_scale: str = "unit",
                  classes: Sequence[Any] | None = None, noise: str = "lattice", solver_tol: float = 1e-3,
                  keep_nonprivate: bool = False, random_state: object = None) -> None:
@@ -892,7 +919,7 @@ class PrivateKernelERM(_ReleaseClassifier):
                     classes=self.classes, noise=self.noise, solver_tol=self.solver_tol,
                     keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(self._features(X), y)
         self.classes_ = inner.classes_
-        self.coef_ = inner.coef_
+        self.coef_, self.alpha_ = inner.coef_, inner.alpha_
         if self.keep_nonprivate:
             self.nonprivate_ = inner.nonprivate_
         g = inner.guarantee_

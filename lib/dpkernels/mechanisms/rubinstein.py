@@ -84,6 +84,7 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
     #: and the public feature map.  Subclasses extend it.
     _release_attributes: ClassVar[tuple[str, ...]] = (
         "coef_", "intercept_", "noise_scale_", "sensitivity_l1_", "sensitivity_l2_", "kappa_", "noise_to_solution_",
+        "alpha_",
     )
 
     # hooks ------------------------------------------------------------------------------------
@@ -140,7 +141,15 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
         classes, index = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         y_pm = np.where(index == 1, 1.0, -1.0)
         epsilon = check_epsilon(self.epsilon)
-        C = 1.0 / check_positive(self.alpha, "alpha")  # the paper's C: (1/2)||w||^2 + (C/n) sum l = C J
+        if isinstance(self.alpha, str):
+            if self.alpha != "auto":
+                raise ValueError(f"alpha must be a positive float or 'auto', got {self.alpha!r}")
+            from dpkernels.defaults import rubinstein_C
+
+            self.alpha_ = 1.0 / rubinstein_C(X.shape[0])  # C = sqrt(n), Remark 1; n is public (replace-one)
+        else:
+            self.alpha_ = check_positive(self.alpha, "alpha")
+        C = 1.0 / self.alpha_  # the paper's C: (1/2)||w||^2 + (C/n) sum l = C J
         solver_tol = check_positive(self.solver_tol, "solver_tol")
         noise = check_noise(self.noise)
         loss = make_loss(self.loss, self.h)
@@ -287,10 +296,12 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
     ----------
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
-    alpha : float, default=1.0
+    alpha : float or "auto", default="auto"
         The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
         (1/2)||w||^2 + (C/n) sum_i l (scikit-learn's ``SVC`` would take C / n).  The noise scale lambda grows as
-        1 / alpha.
+        1 / alpha.  ``"auto"``: 1 / sqrt(n), the paper's C = sqrt(n)
+        (Remark 1, :func:`dpkernels.defaults.rubinstein_C`; n is public under replace-one); the value used is
+        ``alpha_``.
     loss : {"hinge", "huber", "logistic", "smoothed_hinge"}, default="hinge"
         The convex loss l; all four are 1-Lipschitz (L = 1).
     h : float, default=0.5
@@ -334,6 +345,8 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
 
     Attributes
     ----------
+    alpha_ : float
+        The regulariser used (``alpha``, or 1 / sqrt(n) for ``"auto"``): public.
     coef_ : ndarray of shape (n_features_out,)
         w-hat, the release (n_features_out is the dimension of phi; without the intercept coordinate).
     intercept_ : float
@@ -402,7 +415,7 @@ class PrivateSVMFinite(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        alpha: float = 1.0,
+        alpha: float | str = "auto",
         loss: str = "hinge",
         h: float = 0.5,
         feature_map: object = None,
@@ -484,9 +497,11 @@ class PrivateSVM(_OutputPerturbedSVM):
     ----------
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's beta); the guarantee is pure epsilon-DP (delta = 0).
-    alpha : float, default=1.0
+    alpha : float or "auto", default="auto"
         The regulariser of J = (1/n) sum_i l + (alpha / 2)||w||^2, i.e. 1 / C for the paper's soft-margin C of
-        (1/2)||w||^2 + (C/n) sum_i l.  The noise scale lambda grows as 1 / alpha.
+        (1/2)||w||^2 + (C/n) sum_i l.  The noise scale lambda grows as 1 / alpha.  ``"auto"``: 1 / sqrt(n), the paper's C = sqrt(n)
+        (Remark 1, :func:`dpkernels.defaults.rubinstein_C`; n is public under replace-one); the value used is
+        ``alpha_``.
     kernel : {"rbf", "laplacian", "cauchy"}, default="rbf"
         The translation-invariant kernel (the paper's Table 2, normalised so that k(x, x) = 1).
     sigma : float, default=1.0
@@ -522,6 +537,8 @@ class PrivateSVM(_OutputPerturbedSVM):
 
     Attributes
     ----------
+    alpha_ : float
+        The regulariser used (``alpha``, or 1 / sqrt(n) for ``"auto"``): public.
     coef_ : ndarray of shape (2 * n_components,)
         w-hat in R^{2 d-hat}, the release.
     intercept_ : float
@@ -588,7 +605,7 @@ class PrivateSVM(_OutputPerturbedSVM):
         self,
         *,
         epsilon: float = 1.0,
-        alpha: float = 1.0,
+        alpha: float | str = "auto",
         kernel: str = "rbf",
         sigma: float = 1.0,
         n_components: int = 100,

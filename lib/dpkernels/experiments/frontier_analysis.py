@@ -1,0 +1,305 @@
+"""The frontier's verdicts, recommendation map and cost curves, from the results of :mod:`.frontier`'s sweep.
+
+Every comparison is **paired by seed**: for a given seed all mechanisms see the same training rows (nested prefixes,
+one per size) and the same test set, so the unit of a test is the seed, and a difference is taken seed by seed before
+its mean and standard error (t quantiles with seeds - 1 degrees of freedom).  The verdicts are the three-valued ones
+of :mod:`dpkernels.verdicts`:
+
+* **beats the majority class** (:func:`summarise`): the per-seed excess of the majority-class error (of the same test
+  set) over the mechanism's error is positive with one-sided 95% confidence (:func:`~dpkernels.verdicts.
+  difference_verdict`);
+* **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): the private mechanism with the
+  lowest mean error, the set statistically *equivalent* to it (paired TOST within :data:`MARGIN`, one percentage
+  point of test error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms it *beats* and those left
+  *undecided*; a cell where no private mechanism beats the majority class says "collect more rows or spend more
+  budget";
+* **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where both
+  mechanisms beat the majority class: each seed's difference averaged over those of the cells it ran
+  (:func:`paired_differences`), one-sided at level 0.05 / (number of claim tests) (Bonferroni over the family), with
+  the power to detect :data:`MIN_EFFECT` stated;
+* **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time and peak traced memory per size, the
+  least-squares log-log slope over every run of the grid and its standard error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dpkernels import verdicts
+from dpkernels.experiments.frontier import DATASETS, MECHANISMS
+
+__all__ = [
+    "MARGIN",
+    "MIN_EFFECT",
+    "Claim",
+    "CLAIMS",
+    "QUESTIONS",
+    "paired_differences",
+    "summarise",
+    "recommendation_map",
+    "first_sizes",
+    "claim_verdicts",
+    "claim_cells",
+    "reference_verdicts",
+    "cost_curves",
+    "cost_slopes",
+    "ADVICE_NONE",
+]
+
+#: Equivalence margin of the recommendation map: one percentage point of test error.
+MARGIN = 0.01
+#: The smallest difference in test error a claim's test should detect (its power is stated against it).
+MIN_EFFECT = 0.01
+#: The advice of a cell where no private mechanism beats the majority class.
+ADVICE_NONE = "collect more rows or spend more budget"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's own comparative statement: ``a`` beats ``b`` (lower test error), quoted with its place."""
+
+    id: str
+    paper: str
+    where: str
+    quote: str
+    a: str
+    b: str
+    datasets: tuple[str, ...]
+
+
+#: The papers' own comparative statements about mechanisms of this workbook (no other sentence of the five papers
+#: compares two of them).
+CLAIMS: tuple[Claim, ...] = (
+    Claim("F-claim-objective-output-logistic", "Chaudhuri et al. (2011)", "abstract; Section 7 (Figures 2-3)",
+          "Our results show that both theoretically and empirically, objective perturbation is superior to the "
+          "previous state-of-the-art, output perturbation, in managing the inherent tradeoff between privacy and "
+          "learning performance.", "chaudhuri-objective-logistic", "chaudhuri-output-logistic", ("adult", "kddcup99")),
+    Claim("F-claim-objective-output-huber", "Chaudhuri et al. (2011)", "abstract; Section 7 (Figures 2-3, Huber SVM)",
+          "Our results show that both theoretically and empirically, objective perturbation is superior to the "
+          "previous state-of-the-art, output perturbation, in managing the inherent tradeoff between privacy and "
+          "learning performance.", "chaudhuri-objective-huber", "chaudhuri-output-huber", ("adult", "kddcup99")),
+    Claim("F-claim-park-ova", "Park (2022)", "Section 7.4 (SVM WEIGHT = Rubinstein et al.'s PrivateSVM with random "
+          "features, one-against-all, Section 7.3)",
+          "In general, the proposed method shows higher accuracy than SVM WEIGHT and SVM SEMI in all datasets and shows "
+          "almost close performance to SVM OUTPUT.", "park-epc", "rubinstein-rff", ("satimage", "shuttle")),
+)
+
+#: Our questions (no paper states them): (a, b, what is asked).  Shown with the same paired statistics, not as claims.
+QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("chaudhuri-tuned", "chaudhuri-objective-logistic", "does Algorithm 4's private choice of Lambda beat the public rule?"),
+    ("bassily-selected", "bassily-alg2", "does the private choice of rho beat the public rule?"),
+    ("chaudhuri-objective-logistic", "diffprivlib-lr", "our objective perturbation against diffprivlib's (the same mechanism)"),
+    ("bassily-alg2", "chaudhuri-objective-logistic", "Bassily's Algorithm 2 against objective perturbation"),
+    ("chaudhuri-kernel", "rubinstein-rff", "random-feature ERM: objective perturbation against output perturbation"),
+    ("hall-nystrom", "rubinstein-rff", "Hall's kernel machine against Rubinstein's PrivateSVM"),
+)
+
+
+def _eps_key(eps: object) -> float:
+    return -1.0 if eps is None or (isinstance(eps, float) and math.isnan(eps)) else float(eps)
+
+
+def paired_differences(df: pd.DataFrame, a: str, b: str, cells: Sequence[tuple[str, int, float]]) -> pd.Series:
+    """Per seed, the mean over ``cells`` ((dataset, n, epsilon)) of error(b) - error(a) (positive: a is better), over
+    the cells in which the seed ran both mechanisms (the largest sizes run fewer seeds than the small ones: a seed's
+    mean then covers the cells it has; seeds are independent draws of the test set, the training rows and the
+    noise, so they stay the test's units)."""
+    if not cells:
+        return pd.Series(dtype=float)
+    sel = df.assign(_e=df["epsilon"].map(_eps_key))
+    keys = pd.MultiIndex.from_tuples([(d, int(n), _eps_key(e)) for d, n, e in cells], names=["dataset", "n_train", "_e"])
+    out = []
+    for m in (a, b):
+        s = sel[sel["mechanism"] == m].set_index(["dataset", "n_train", "_e", "seed"])["error"]
+        s = s[s.index.droplevel("seed").isin(keys)]
+        out.append(s)
+    diff = (out[1] - out[0]).dropna()
+    return diff.groupby(level="seed").mean()
+
+
+def _mean_se(x: pd.Series | np.ndarray) -> tuple[float, float, int]:
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, 0
+    if n == 1:
+        return float(x[0]), math.nan, 1
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), n
+
+
+def _beats(excess: pd.Series) -> verdicts.Outcome:
+    m, se, k = _mean_se(excess)
+    return verdicts.difference_verdict(m, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None)
+
+
+def summarise(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (data set, n, mechanism, epsilon): mean test error and its standard error over the seeds it released on
+    (``refused``: the seeds whose certified solver refused to release), the majority-class error, whether the mechanism
+    beats it (three-valued, paired by seed), median fit seconds and peak memory and the largest privacy spent."""
+    rows = []
+    key = df.assign(_e=df["epsilon"].map(_eps_key))
+    for (ds, n, m, e), g in key.groupby(["dataset", "n_train", "mechanism", "_e"], sort=True):
+        refused = int(g["error"].isna().sum())
+        g = g[g["error"].notna()]
+        mean, se, k = _mean_se(g["error"])
+        beat = _beats(g["base_error"] - g["error"])
+        mech = MECHANISMS[m]
+        rows.append({"dataset": ds, "task": DATASETS[ds].task, "n_train": int(n), "mechanism": m,
+                     "epsilon": math.nan if e < 0 else e, "label": mech.label, "paper": mech.paper,
+                     "privacy": mech.privacy, "family": mech.family, "error": mean, "se": se, "n_seeds": k,
+                     "refused": refused, "base_error": float(g["base_error"].mean()) if k else math.nan,
+                     "beats_majority": beat.status, "fit_seconds": float(g["fit_seconds"].median()) if k else math.nan,
+                     "peak_mb": float(g["peak_mb"].median()) if k else math.nan,
+                     "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan})
+    return pd.DataFrame(rows)
+
+
+def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame:
+    """Per (data set, n, epsilon): the private mechanism with the lowest mean test error; the mechanisms equivalent to
+    it (paired TOST within ``margin``), those it beats (one-sided paired test) and the undecided rest; whether it
+    beats the majority class; the best non-private reference at that size; and the advice."""
+    priv = summary[summary["privacy"] != "none"]
+    refs = summary[summary["privacy"] == "none"]
+    rows = []
+    for (ds, n, e), g in priv.groupby(["dataset", "n_train", "epsilon"], sort=True):
+        refused = g[g["refused"] > 0]["mechanism"].tolist()
+        g = g[g["error"].notna()].sort_values(["error", "mechanism"])
+        if g.empty:
+            continue
+        best = g.iloc[0]
+        equivalent, beaten, undecided = [], [], []
+        for m in g["mechanism"].iloc[1:]:
+            diff = paired_differences(df, best["mechanism"], m, [(ds, n, e)])
+            mean, se, k = _mean_se(diff)
+            dof = k - 1 if k > 1 else None
+            if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
+                equivalent.append(m)
+            elif verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
+                beaten.append(m)
+            else:
+                undecided.append(m)
+        winners = [best["mechanism"], *equivalent]
+        beating = g[g["beats_majority"] == "holds"]["mechanism"].tolist()
+        r = refs[(refs["dataset"] == ds) & (refs["n_train"] == n)].sort_values("error")
+        rows.append({
+            "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e), "best": best["mechanism"],
+            "best_label": best["label"], "error": float(best["error"]), "se": float(best["se"]),
+            "base_error": float(best["base_error"]), "beats_majority": best["beats_majority"],
+            "equivalent": ";".join(equivalent), "beaten": ";".join(beaten), "undecided": ";".join(undecided),
+            "n_mechanisms": len(g), "refused": ";".join(refused), "any_beats_majority": bool(beating),
+            "beating_majority": ";".join(beating),
+            "reference": r["mechanism"].iloc[0] if len(r) else "", "reference_error": float(r["error"].iloc[0]) if len(r) else math.nan,
+            "advice": (f"{' or '.join(winners)}" if best["beats_majority"] == "holds" else
+                       ADVICE_NONE if not beating else f"{best['mechanism']} (not yet shown to beat the majority class)"),
+        })
+    return pd.DataFrame(rows)
+
+
+def first_sizes(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (data set, epsilon, private mechanism): the smallest training size of the grid from which on it beats the
+    majority class at every larger size of the grid (NaN: at no size, or not from some size on), and the largest size
+    it was run at."""
+    rows = []
+    priv = summary[summary["privacy"] != "none"]
+    for (ds, e, m), g in priv.groupby(["dataset", "epsilon", "mechanism"], sort=True):
+        g = g.sort_values("n_train")
+        ok = (g["beats_majority"] == "holds").to_numpy()
+        first = math.nan
+        for i in range(len(ok)):
+            if ok[i:].all():
+                first = int(g["n_train"].iloc[i])
+                break
+        rows.append({"dataset": ds, "epsilon": float(e), "mechanism": m, "label": MECHANISMS[m].label,
+                     "first_n": first, "largest_n": int(g["n_train"].max()),
+                     "error_at_largest": float(g["error"].iloc[-1])})
+    return pd.DataFrame(rows)
+
+
+def claim_cells(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[tuple[str, int, float]]:
+    """The (data set, n, epsilon) cells where both ``a`` and ``b`` beat the majority class."""
+    s = summary[(summary["dataset"] == dataset) & summary["mechanism"].isin([a, b])]
+    both = s.pivot_table(index=["n_train", "epsilon"], columns="mechanism", values="beats_majority", aggfunc="first")
+    if a not in both or b not in both:
+        return []
+    ok = both[(both[a] == "holds") & (both[b] == "holds")]
+    return [(dataset, int(n), float(e)) for n, e in ok.index]
+
+
+def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Claim] = CLAIMS,
+                   pairs: Sequence[tuple[str, str, str]] | None = None) -> pd.DataFrame:
+    """One verdict per (claim, data set): "a beats b" on the per-seed difference averaged over the cells where both
+    beat the majority class, one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive, with the reason, when
+    no cell qualifies.  ``pairs`` (a, b, question) runs the same statistics on our questions over every data set."""
+    items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
+        [(f"Q-{a}-vs-{b}", a, b, ds, q) for a, b, q in pairs for ds in sorted(DATASETS)]
+    alpha = verdicts.ALPHA / max(1, len(items))
+    rows = []
+    for cid, a, b, ds, text in items:
+        cells = claim_cells(summary, a, b, ds)
+        diff = paired_differences(df, a, b, cells)
+        mean, se, k = _mean_se(diff)
+        if not cells:
+            out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where both mechanisms beat the majority class")
+        else:
+            out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None, alpha=alpha)
+        rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": len(cells),
+                     "cell_list": "; ".join(f"n={n} eps={e:g}" for _, n, e in cells), "n_seeds": k,
+                     "mean_diff": mean, "se": se, "alpha": alpha, "status": out.status, "criterion": out.criterion,
+                     "power": out.power})
+    return pd.DataFrame(rows)
+
+
+def reference_verdicts(summary: pd.DataFrame, df: pd.DataFrame, factor: float = 0.8) -> pd.DataFrame:
+    """The protocol's sanity check: at each data set's full size every non-private reference that reaches it errs
+    clearly below the majority class, i.e. its mean error is at most ``factor`` x the majority error with one-sided
+    95% confidence (a degenerate setting is a bug of the experiment, not a finding)."""
+    rows = []
+    for ds, spec in DATASETS.items():
+        s = summary[(summary["dataset"] == ds) & (summary["privacy"] == "none")]
+        if s.empty:
+            continue
+        n = int(s["n_train"].max())
+        for m in s[s["n_train"] == n]["mechanism"]:
+            g = df[(df["dataset"] == ds) & (df["mechanism"] == m) & (df["n_train"] == n)]
+            mean, se, k = _mean_se(g["error"] - factor * g["base_error"])
+            out = verdicts.bound_verdict(mean, 0.0, se=0.0 if k < 2 else se, df=k - 1 if k > 1 else None)
+            rows.append({"dataset": ds, "mechanism": m, "n_train": n, "full": n == spec.n_full,
+                         "error": float(g["error"].mean()), "base_error": float(g["base_error"].mean()),
+                         "bound": factor * float(g["base_error"].mean()), "status": out.status,
+                         "criterion": f"error - {factor:g} x majority error: " + out.criterion})
+    return pd.DataFrame(rows)
+
+
+def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (data set, mechanism, n): median fit seconds and peak traced memory over every run (epsilons and seeds), the
+    training matrix's size and the peak's ratio to it."""
+    g = df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism", "n_train"], sort=True)
+    out = g.agg(fit_seconds=("fit_seconds", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
+                train_mb=("train_mb", "first"), runs=("fit_seconds", "size")).reset_index()
+    out["memory_ratio_max"] = out["peak_mb_max"] / out["train_mb"]
+    out["label"] = out["mechanism"].map(lambda m: MECHANISMS[m].label)
+    out["family"] = out["mechanism"].map(lambda m: MECHANISMS[m].family)
+    return out
+
+
+def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (data set, mechanism): the least-squares slope of log fit time (and of log peak memory) against log n over
+    every run of the grid, with the standard error and degrees of freedom of the time slope (needs three sizes)."""
+    cols = ["dataset", "mechanism", "label", "family", "sizes", "n_min", "n_max", "time_slope", "time_slope_se",
+            "time_slope_df", "memory_slope"]
+    rows = []
+    for (ds, m), g in df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism"], sort=True):
+        sizes = g["n_train"].nunique()
+        if sizes < 3:
+            continue
+        s, se, dof = verdicts.slope_with_se(g["n_train"], g["fit_seconds"])
+        sm = verdicts.slope(g["n_train"], np.maximum(g["peak_mb"], 1e-3))
+        rows.append({"dataset": ds, "mechanism": m, "label": MECHANISMS[m].label, "family": MECHANISMS[m].family,
+                     "sizes": sizes, "n_min": int(g["n_train"].min()), "n_max": int(g["n_train"].max()),
+                     "time_slope": s, "time_slope_se": se, "time_slope_df": dof, "memory_slope": sm})
+    return pd.DataFrame(rows, columns=cols)

@@ -1,0 +1,127 @@
+"""Figures of the frontier notebook: error against training size, the recommendation map and the cost curves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from dpkernels.experiments.frontier import MECHANISMS
+
+if TYPE_CHECKING:  # plotting is an extra (dpkernels[plot]): imported inside the functions
+    import matplotlib.pyplot as plt
+
+__all__ = ["SHORT", "palette", "plot_frontier", "plot_map", "plot_costs"]
+
+#: Short names for the map's cells.
+SHORT = {
+    "rubinstein-finite": "Rub-lin", "rubinstein-rff": "Rub-RFF", "chaudhuri-output-logistic": "out-LR",
+    "chaudhuri-output-huber": "out-Hub", "chaudhuri-objective-logistic": "obj-LR", "chaudhuri-objective-huber": "obj-Hub",
+    "chaudhuri-kernel": "obj-RFF", "chaudhuri-tuned": "obj-LR-Alg4", "hall-nystrom": "Hall", "bassily-alg2": "Bas-2",
+    "bassily-alg3": "Bas-3", "bassily-selected": "Bas-2-sel", "park-epc": "Park", "diffprivlib-lr": "dpl-LR",
+    "nonprivate-logistic": "LR", "nonprivate-linearsvc": "LinSVC", "nonprivate-svc": "SVC",
+}
+
+
+def palette() -> dict[str, tuple[float, float, float]]:
+    """One colour per mechanism, the same in every figure."""
+    import seaborn as sns
+
+    names = list(MECHANISMS)
+    colours = sns.color_palette("tab20", len(names))
+    return dict(zip(names, colours))
+
+
+def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
+    """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon; dashed: the
+    non-private references; dotted: the majority class."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    g = df[df["dataset"] == dataset]
+    eps = sorted(g.loc[g["privacy"] != "none", "epsilon"].unique())
+    fig, axes = plt.subplots(1, len(eps), figsize=(4.2 * len(eps), 4.4), sharey=True, squeeze=False)
+    pal = palette()
+    refs = g[g["privacy"] == "none"]
+    for ax, e in zip(axes[0], eps):
+        priv = g[(g["privacy"] != "none") & (g["epsilon"] == e)]
+        sns.lineplot(data=priv, x="n_train", y="error", hue="mechanism", palette=pal, marker="o", errorbar=("ci", 95),
+                     err_style="bars", ax=ax, legend=ax is axes[0][-1])
+        for m, r in refs.groupby("mechanism"):
+            mean = r.groupby("n_train")["error"].mean()
+            ax.plot(mean.index, mean.values, ls="--", lw=1.2, color=pal[m], label=MECHANISMS[m].label)
+        base = g.groupby("n_train")["base_error"].mean()
+        ax.plot(base.index, base.values, ls=":", lw=1.8, color="k", label="majority class (test set)")
+        ax.set(xscale="log", title=f"epsilon = {e:g}", xlabel="training rows n (log scale)",
+               ylabel="test error (fraction misclassified)")
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    if axes[0][-1].get_legend() is not None:
+        axes[0][-1].get_legend().remove()
+    labels = [MECHANISMS[lab].label if lab in MECHANISMS else lab for lab in labels]
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
+    fig.suptitle(f"{dataset}: test error against training size at equal total privacy cost")
+    fig.tight_layout()
+    return fig
+
+
+def plot_map(rec: pd.DataFrame, dataset: str, ax: "plt.Axes") -> None:
+    """The recommendation map of one data set: training size (rows) against epsilon (columns), each cell coloured by
+    the private mechanism with the lowest mean error, annotated with its error and the number of mechanisms
+    equivalent to it (within the margin), hatched where no private mechanism beats the majority class."""
+    from matplotlib.patches import Patch, Rectangle
+
+    r = rec[rec["dataset"] == dataset]
+    ns = sorted(r["n_train"].unique())
+    es = sorted(r["epsilon"].unique())
+    pal = palette()
+    used = []
+    for i, n in enumerate(ns):
+        for j, e in enumerate(es):
+            cell = r[(r["n_train"] == n) & (r["epsilon"] == e)]
+            if cell.empty:
+                continue
+            c = cell.iloc[0]
+            used.append(c["best"])
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=pal[c["best"]], edgecolor="white", lw=2))
+            if not c["any_beats_majority"]:
+                ax.add_patch(Rectangle((j, i), 1, 1, fill=False, hatch="///", edgecolor="0.25", lw=0))
+            k = len([m for m in str(c["equivalent"]).split(";") if m])
+            ax.text(j + 0.5, i + 0.5, f"{SHORT[c['best']]}\n{c['error']:.3f}" + (f"\n+{k} equiv." if k else ""),
+                    ha="center", va="center", fontsize=8)
+    ax.set(xlim=(0, len(es)), ylim=(0, len(ns)), xticks=np.arange(len(es)) + 0.5, yticks=np.arange(len(ns)) + 0.5,
+           xlabel="total epsilon", ylabel="training rows n")
+    ax.set_xticklabels([f"{e:g}" for e in es])
+    ax.set_yticklabels([f"{n:,}" for n in ns])
+    ax.set_title(dataset)
+    handles = [Patch(facecolor=pal[m], label=MECHANISMS[m].label) for m in dict.fromkeys(used)]
+    handles.append(Patch(facecolor="white", edgecolor="0.25", hatch="///", label="no private mechanism beats the majority class"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+
+
+def plot_costs(curves: pd.DataFrame) -> "plt.Figure":
+    """Median fit seconds and peak traced memory against training size (log-log), one column per data set."""
+    import matplotlib.pyplot as plt
+
+    datasets = sorted(curves["dataset"].unique())
+    fig, axes = plt.subplots(2, len(datasets), figsize=(4.2 * len(datasets), 8), squeeze=False)
+    pal = palette()
+    for j, ds in enumerate(datasets):
+        c = curves[curves["dataset"] == ds]
+        for i, (col, lab) in enumerate((("fit_seconds", "median fit time (s)"), ("peak_mb", "median peak memory (MB)"))):
+            ax = axes[i][j]
+            for m, g in c.groupby("mechanism"):
+                ax.plot(g["n_train"], np.maximum(g[col], 1e-4), marker="o", ms=3, color=pal[m],
+                        ls="--" if m == "diffprivlib-lr" else "-", lw=2.2 if m == "diffprivlib-lr" else 1.2,
+                        label=MECHANISMS[m].label)
+            if col == "peak_mb":
+                t = c.groupby("n_train")["train_mb"].first()
+                ax.plot(t.index, 3 * t.values, color="k", ls=":", label="3 x the training matrix")
+            ax.set(xscale="log", yscale="log", xlabel="training rows n (log scale)", ylabel=lab, title=ds)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    h2, l2 = axes[1][0].get_legend_handles_labels()
+    seen = dict(zip(labels, handles))
+    seen.update({k: v for k, v in zip(l2, h2) if k not in seen})
+    fig.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,87 @@
+"""Public hyper-parameter rules (dpkernels.defaults): their sources' numbers and their shapes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpkernels import defaults as D
+
+#: Chaudhuri et al. (2011), Section 7: the Lambda each row of Tables 1-2 found best at epsilon = 0.1 (10-fold CV:
+#: training folds of 40,698 Adult rows, d = 105, and 63,000 KDDCup99 rows, d = 119).
+PAPER = [
+    (40698, 105, "objective", "logistic", 10**-2.5), (40698, 105, "output", "logistic", 1e-2),
+    (40698, 105, "objective", "huber", 10**-2.5), (40698, 105, "output", "huber", 1e-2),
+    (63000, 119, "objective", "logistic", 10**-2.5), (63000, 119, "output", "logistic", 1e-2),
+    (63000, 119, "output", "huber", 1e-2),
+]
+
+
+@pytest.mark.parametrize("n,d,algorithm,loss,published", PAPER)
+def test_chaudhuri_rule_reproduces_section_7_choices(n, d, algorithm, loss, published):
+    ratio = D.chaudhuri_lambda(n, d, 0.1, algorithm=algorithm, loss=loss) / published
+    assert 1 / 2.2 <= ratio <= 2.2
+
+
+def test_chaudhuri_rule_eighth_row_is_the_stated_exception():
+    ratio = D.chaudhuri_lambda(63000, 119, 0.1, algorithm="objective", loss="huber") / 1e-2
+    assert 1 / 10 < ratio < 1 / 2.2  # stated in CHAUDHURI_NORM_BOUND's comment
+
+
+def test_chaudhuri_rule_shapes():
+    # objective, privacy-dominated regime: Lambda proportional to d log(d / beta) / (n eps)
+    a, b = D.chaudhuri_lambda(10_000, 100, 0.1), D.chaudhuri_lambda(20_000, 100, 0.1)
+    assert b == pytest.approx(a / 2)
+    assert D.chaudhuri_lambda(10_000, 100, 0.2) == pytest.approx(a / 2)
+    # large n eps: the statistical term sqrt(log(1/beta) / n) / B takes over and no longer depends on eps
+    assert D.chaudhuri_lambda(10**7, 100, 10.0) == D.chaudhuri_lambda(10**7, 100, 100.0)
+    # output perturbation regularises more than objective perturbation at the same (n, d, eps) (Theorem 15's 2/3 power)
+    assert D.chaudhuri_lambda(10_000, 100, 1.0, algorithm="output") > D.chaudhuri_lambda(10_000, 100, 1.0)
+    # the objective rule keeps n Lambda eps >= c: Algorithm 2's Delta = 0 branch when eps is not tiny
+    for n in (1000, 10**5):
+        for eps in (0.1, 1.0, 10.0):
+            assert n * D.chaudhuri_lambda(n, 50, eps) * eps >= 0.25
+    grid = D.chaudhuri_lambda_grid(5000, 20, 1.0)
+    assert len(grid) == 5 and grid[2] == D.chaudhuri_lambda(5000, 20, 1.0)
+    assert grid[0] == pytest.approx(grid[2] / 10) and grid[-1] == pytest.approx(grid[2] * 10)
+
+
+@pytest.mark.parametrize("bad", [{"n": 0}, {"d": 0}, {"epsilon": 0.0}, {"epsilon": math.inf}, {"algorithm": "x"},
+                                 {"loss": "hinge"}, {"n": 1.5}])
+def test_invalid_inputs_are_refused(bad):
+    args = {"n": 100, "d": 5, "epsilon": 1.0, **bad}
+    kw = {k: args.pop(k) for k in ("algorithm", "loss") if k in args}
+    with pytest.raises(ValueError):
+        D.chaudhuri_lambda(args["n"], args["d"], args["epsilon"], **kw)
+
+
+def test_rubinstein_hall_gamma():
+    assert D.rubinstein_C(10_000) == 100.0
+    assert D.hall_lam(10_000) == pytest.approx(1 / 200)
+    assert D.rbf_gamma() == 1.0 and D.rbf_gamma(2.0) == 0.25
+    assert D.sklearn_C(1000, 1e-3) == pytest.approx(1.0)
+
+
+def test_bassily_rho():
+    # the privacy term Lambda r / (rho sqrt(min(1, eps) n)) equals the stated excess at the rule's rho
+    n, eps = 40_000, 0.5
+    rho = D.bassily_rho(n, eps)
+    assert 1.0 / (rho * math.sqrt(eps * n)) == pytest.approx(D.BASSILY_EXCESS)
+    assert D.bassily_rho(50, 0.1) == 1.0  # capped at Lambda r
+    assert D.bassily_rho(10_000, 5.0) == D.bassily_rho(10_000, 1.0)  # min(1, eps)
+    grid = D.bassily_rho_grid(n, eps)
+    assert rho in grid and max(grid) <= 1.0 and grid == tuple(sorted(set(grid)))
+    assert D.bassily_rho_grid(50, 0.1) == (0.25, 0.5, 1.0)
+
+
+def test_bassily_iterations_and_k():
+    assert D.bassily_iterations(484_000) == 40 and D.bassily_iterations(1000) == 21
+    assert D.bassily_k(1000, 5, 1.0, 1e-6) == 5  # at most d
+    assert 1 <= D.bassily_k(1000, 10_000, 1.0, 1e-6) < 1000  # the paper's k, O(eps m)
+
+
+def test_park_settings_are_table_7_1():
+    assert D.park_settings("satimage") == {"box": 0.05, "gamma": 0.1, "lr": 0.001, "n_iter": 20, "r_max": 1.0}
+    with pytest.raises(ValueError):
+        D.park_settings("adult")
