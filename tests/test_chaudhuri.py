@@ -6,7 +6,6 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.utils.estimator_checks import check_estimator
@@ -14,7 +13,6 @@ from sklearn.utils.estimator_checks import check_estimator
 from dpkernels import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning
 from dpkernels.bounds import chaudhuri as B
 from dpkernels.mechanisms import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
-from dpkernels.losses import make_loss
 from dpkernels.mechanisms import chaudhuri as C
 
 
@@ -245,109 +243,3 @@ def _failed(est):
 def test_without_clipping_unnormalised_data_is_refused():
     failed = _failed(OutputPerturbation(classes="data", random_state=0))
     assert "check_fit2d_predict1d" in failed  # any fit on scikit-learn's unnormalised data: the norm bound
-
-
-# ----------------------------------------------------------------------------------------------
-# the experiment driver's verdict criteria (each with a case where it must fail)
-# ----------------------------------------------------------------------------------------------
-from dpkernels.experiments import chaudhuri2011 as E  # noqa: E402
-from dpkernels.report import Checks, compare_table  # noqa: E402
-
-
-def test_summarise_uses_the_fold_as_the_unit():
-    """se = sd of the fold means / sqrt(folds): a fold effect shared by its runs is not divided by the run count."""
-    rng = np.random.default_rng(0)
-    rows = [{"k": "a", "fold": f, "run": r, "error": 0.2 + 0.05 * (f % 2) + 1e-4 * rng.normal()} for f in range(10) for r in range(50)]
-    s = E.summarise(pd.DataFrame(rows), ["k"])
-    assert s.n_runs.iloc[0] == 10 and s.n_draws.iloc[0] == 500
-    assert s.se.iloc[0] == pytest.approx(np.std([0.2, 0.25] * 5, ddof=1) / np.sqrt(10), rel=1e-2)
-
-
-def _frame(published, ours, se, errata=None):
-    return pd.DataFrame([
-        {"loss": "logistic", "method": "output", "log10_Lambda": -2.0, "source": "published", "value": published,
-         "n_runs": 10, "errata": errata},
-        {"loss": "logistic", "method": "output", "log10_Lambda": -2.0, "source": "reproduced", "value": ours,
-         "se": se, "sd": se * np.sqrt(10), "n_runs": 10},
-    ])
-
-
-def test_published_comparison_counts_only_unexplained_differences():
-    agree = E.published_comparison(compare_table(_frame(0.30, 0.301, 0.001)))
-    assert agree.ok and agree.agree == 1
-    # an ERRATA id explains only where hypotheses.csv accepts it for the row's data set (report.compare_table)
-    accepted = pd.DataFrame([{"hypothesis": "C5", "dataset": "adult", "test": "t", "statistic": 1.0, "accepted": True, "detail": ""}])
-    explained = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001, errata="C5").assign(dataset="adult"), accepted))
-    assert explained.ok and explained.explained == 1
-    bad = E.published_comparison(compare_table(_frame(0.30, 0.35, 0.001)))  # must fail: 35 se apart, no explanation
-    assert not bad.ok and bad.unexplained == 1 and abs(bad.largest_z) > 30
-
-
-def test_objective_beats_output_is_a_statistical_statement():
-    assert E.objective_beats_output(pd.DataFrame({"z": [0.6, -5.0, 2.9]}))[0]  # a difference at z = 0.6 is not a violation
-    ok, worse, better = E.objective_beats_output(pd.DataFrame({"z": [0.6, 3.5, -4.0]}))
-    assert not ok and worse == 1 and better == 1
-
-
-def test_errors_fall_with_n():
-    assert E.errors_fall_with_n([1, 2, 3], [0.03, 0.025, 0.02], [0.001] * 3)
-    assert not E.errors_fall_with_n([1, 2, 3], [0.03, 0.031, 0.0305], [0.002] * 3)  # must fail: the trend rises
-    assert not E.errors_fall_with_n([1, 2, 3], [0.02, 0.025, 0.03], [0.001] * 3)  # must fail: rising
-
-
-def test_audit_result_needs_its_negative_control():
-    good = E.AuditResult("m", 1.0, 0.9, 1.0, 100, 0.5, 1.8, 2.0)
-    assert good.holds and good.has_power
-    weak = E.AuditResult("m", 1.0, 0.2, 1.0, 100, 0.5, 0.8, 2.0)  # must fail: the control is not detected
-    assert weak.holds and not weak.has_power
-    refuted = E.AuditResult("m", 1.0, 1.3, 2.0, 100, 0.5, 2.5, 4.0)  # must fail: the claim is refuted
-    assert not refuted.holds
-
-
-def test_shared_draws_explain_only_cells_within_three_spreads():
-    sh = pd.DataFrame([{"table": "table_1", "loss": "logistic", "log10_Lambda": -10.0, "epsilon": 0.1, "published": 0.53,
-                        "mean_shared": 0.50, "sd_shared": 0.02, "z_shared": 1.5, "n_sets": 40},
-                       {"table": "table_1", "loss": "logistic", "log10_Lambda": -2.0, "epsilon": 0.1, "published": 0.30,
-                        "mean_shared": 0.24, "sd_shared": 0.01, "z_shared": 6.0, "n_sets": 40}])
-    v, ex = E.record_shared_draws(Checks("t"), sh, "adult")
-    assert v.status == "violated" and list(ex) == [("table_1", "logistic", "output", "-10.0")]
-    frame = E.table_frame("adult", None, ex)
-    assert (frame.errata == "C5").sum() == 1
-
-
-def test_lemma_10_identity_and_bound():
-    r = E.lemma_10_experiment([3], draws=20)
-    assert r.max_identity_error.iloc[0] < 1e-8 and r.max_eigen_sum_over_bound.iloc[0] <= 1.0
-
-
-def test_exact_objective_llr_is_bounded_by_epsilon_on_a_pair():
-    """Theorem 9 on a 1-d pair: sup over releases of |log p_D - log p_D'| <= eps (exact, on a grid); a mechanism with
-    a quarter of the noise exceeds it (the criterion can fail)."""
-    X1 = np.array([[0.0], [0.0], [1.0]])
-    X2 = np.array([[0.0], [0.0], [0.0]])
-    y = np.array([1.0, -1.0, 1.0])
-    p0 = B.theorem_9_parameters(1.0, 3, 0.05, 0.25)
-    for eps, lam in ((1.0, 0.05), (0.5, 0.3)):
-        p = B.theorem_9_parameters(eps, 3, lam, 0.25)
-        loss = E.objective_pair_loss(X1, y, X2, y, make_loss("logistic"), E.ObjectiveMechanism(lam, p.Delta, p.beta, False), 80.0)
-        assert loss <= eps + 1e-9
-    bad = E.objective_pair_loss(X1, y, X2, y, make_loss("logistic"), E.ObjectiveMechanism(0.05, p0.Delta, 8 * p0.beta, False), 40.0)
-    assert bad > 1.0
-
-
-def test_output_perturbation_audit_is_tight_and_has_power():
-    r = E.audit_output_perturbation(1.0, 20000, random_state=1)
-    # at the exact minimisers the loss is the calibrated epsilon, eps / (1 + 2 solver_tol): the rest is the slack
-    assert r.exact_loss == pytest.approx(1.0 / 1.002) and r.holds and r.has_power
-
-
-def test_kdd_full_file_label_counts_match_the_published_totals():
-    """KDD_FULL_COUNTS against what the file's documentation states: 4,898,431 rows (scikit-learn's kddcup99
-    description) of which 80.1% are attacks (the same description; ODDS gives 3,925,651 attacks)."""
-    from dpkernels.experiments.chaudhuri2011 import KDD_FULL_COUNTS
-
-    total = sum(KDD_FULL_COUNTS.values())
-    attacks = total - KDD_FULL_COUNTS["normal"]
-    assert total == 4_898_431
-    assert round(100 * attacks / total, 1) == 80.1
-    assert abs(attacks - 3_925_651) <= 1  # the sources differ by one row between them

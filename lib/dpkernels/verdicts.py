@@ -82,6 +82,8 @@ __all__ = [
     "slope_agrees",
     "rate_at_most",
     "status",
+    "dkw_radius",
+    "law_verdict",
 ]
 
 #: |z| up to this many standard errors of the difference counts as agreement.
@@ -414,3 +416,25 @@ def exponent_verdict(measured_slope: float, se: float, claimed_exponent: float, 
     out = equivalence_verdict(float(measured_slope) - float(claimed_exponent), se, margin=tolerance, df=df, alpha=alpha)
     return Outcome(out.status, f"slope {measured_slope:.3g} (se {se:.2g}) against exponent {claimed_exponent:g}: "
                    + out.criterion, float(measured_slope), out.lower + claimed_exponent, out.upper + claimed_exponent)
+
+
+# ----------------------------------------------------------------------------------------------
+# added for issue 21 (Chaudhuri's sampler rows): a sampled law against the law it claims
+# ----------------------------------------------------------------------------------------------
+def dkw_radius(n: int, alpha: float = ALPHA) -> float:
+    """Radius of the (1 - alpha) Dvoretzky-Kiefer-Wolfowitz band (Massart's constant): sup_x |F_n(x) - F(x)| <= it with
+    probability >= 1 - alpha for n draws of any law F."""
+    return math.sqrt(math.log(2.0 / alpha) / (2.0 * int(n)))
+
+
+def law_verdict(distance: float, n: int, *, margin: float, alpha: float = ALPHA) -> Outcome:
+    """A sampler against the law it claims, by the Kolmogorov distance D_n = sup_x |F_n(x) - F(x)| of ``n`` draws to
+    the claimed law F: the true distance of the sampler's law lies within D_n +- :func:`dkw_radius` with probability
+    >= 1 - alpha, so the sampler is confirmed within ``margin`` when D_n + radius < margin (holds), refuted when
+    D_n - radius > margin (violated), and inconclusive otherwise (too few draws, or NaN)."""
+    if not _finite(distance, margin) or int(n) <= 0:
+        return Outcome("inconclusive", f"Kolmogorov distance {distance} from {n} draws: not a finite measurement")
+    dist, r = float(distance), dkw_radius(n, alpha)
+    status = verdict(dist + r < margin, dist - r > margin)
+    return Outcome(status, f"Kolmogorov distance {dist:.3g} +- {r:.3g} ({100 * (1 - alpha):g}% DKW band, {int(n)} draws) "
+                   f"against the margin {margin:g}", dist, max(0.0, dist - r), dist + r)
