@@ -76,7 +76,7 @@ ATOL = 1e-12
 #: Columns holding run times or memory: never compared.
 MACHINE_COLUMNS = re.compile(r"(seconds|(^|_)time($|_)|duration|elapsed|peak_mb|memory|(^|_)mb$)", re.I)
 #: Check rows about run time or memory (our speed targets): never compared.
-MACHINE_CHECKS = re.compile(r"\b(run[ -]time|wall|seconds|memory)\b", re.I)
+MACHINE_CHECKS = re.compile(r"\b(run[ -]time|fit[ -]time|wall|seconds|memory)\b", re.I)
 #: Columns that state the uncertainty of another number: they enter its comparison, and are not compared.
 UNCERTAINTY_COLUMNS = re.compile(r"^(se|sd|std|ci95|ci|cp_low|cp_high|se_.+|.+_se|sd_.+|.+_sd|.+_ci95)$", re.I)
 #: Files of paper_figures derived from the others.
