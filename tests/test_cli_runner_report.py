@@ -380,16 +380,14 @@ def test_cli_version_list_and_parameters(capsys):
 
 @pytest.mark.parametrize("paper", sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("*.ipynb")))
 def test_reference_notebooks_hold_no_progress_frames_stray_output_or_absolute_paths(paper):
+    from dpkernels.reference import reference_profile
+
     nb = nbformat.read(REPO_ROOT / "notebooks" / f"{paper}.ipynb", as_version=4)
     problems = notebook_problems(nb, (str(REPO_ROOT), str(Path.home())))
-    known = [p for p in problems if "A worker stopped while some jobs" in p
-             or "absolute path '/work/main'" in p]
-    if paper == "frontier" and problems and known == problems:
-        pytest.xfail("loky's 'A worker stopped' warning (with the path of the run's .venv) stored in frontier.ipynb: "
-                     "the frontier helper's (issue 22); gone from the reference at its next update")
     assert not problems, "\n".join(problems)
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
-    assert nb.metadata.get("papermill", {}).get("parameters", {}).get("profile") == "full"
+    # the papers' reference is the full profile, the frontier's the scale profile
+    assert nb.metadata.get("papermill", {}).get("parameters", {}).get("profile") == reference_profile(paper)
 
 
 def test_timings_of_a_partial_run_replace_their_papers_rows_in_place(tmp_path):

@@ -349,7 +349,10 @@ class _ChaudhuriERM(_ReleaseClassifier):
     def _guarantee(self, epsilon: float, statement: str, released: str, assumptions: tuple[str, ...], *,
                    delta: float = 0.0, epsilon_calibrated: float | None = None) -> Guarantee:
         return Guarantee(epsilon=epsilon, delta=delta, neighbouring=REPLACE_ONE, statement=statement, released=released,
-                         assumptions=(f"labels in the public set classes = {self.classes_.tolist()}",) + assumptions,
+                         assumptions=(f"labels in the public set classes = {self.classes_.tolist()}",
+                                      f"regulariser Lambda = alpha_ = {self.alpha_:.6g} chosen without the data ("
+                                      + ("the public rule of n, d and epsilon; n public under replace-one)"
+                                         if isinstance(self.alpha, str) else "given)")) + assumptions,
                          epsilon_calibrated=epsilon_calibrated, attributes=self._release_attributes,
                          noise=noise_description(self.noise), notes=self._notes())
 
@@ -781,7 +784,8 @@ class PrivateKernelERM(_ReleaseClassifier):
     alpha : float or "auto", default="auto"
         The regulariser (the paper's Lambda) of J(f, D) = (1/n) sum_i l(y_i f'v(x_i)) + (Lambda/2)||f||^2 in feature space;
         scikit-learn's C = 1 / (n Lambda).  ``"auto"``: the public rule of Theorem 18 (or 15 for ``algorithm="output"``)
-        with d = ``n_components`` features (:func:`dpkernels.defaults.chaudhuri_lambda`); the value used is ``alpha_``.
+        with d = ``n_components`` features (:func:`dpkernels.defaults.chaudhuri_lambda`), times ``feature_norm_``
+        squared; the value used is ``alpha_``.
     algorithm : {"objective", "output"}, default="objective"
         Run Algorithm 2 (:class:`ObjectivePerturbation`) or Algorithm 1 (:class:`OutputPerturbation`) on the features.
     loss : {"logistic", "huber", "smoothed_hinge"}, default="logistic"

@@ -197,6 +197,8 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
                 "which one label is absent is fitted like any other",
                 f"||phi(x)||_2 <= kappa = {kappa:.6g} for every possible input x, |x_j| <= {MAX_ABS_INPUT:g}",
                 f"loss {loss.name}: convex, {L:g}-Lipschitz in the prediction",
+                f"regulariser alpha_ = 1 / C = {self.alpha_:.6g} chosen without the data ("
+                + ("C = sqrt(n), n public under replace-one)" if isinstance(self.alpha, str) else "given)"),
                 f"the released w-tilde is the exact minimiser: the solver certifies ||w - w*|| <= solver_tol x the L2 "
                 f"sensitivity ({solver_tol:g} x {l2:.6g}) or fit refuses to release (RuntimeError)",
             ),
