@@ -19,6 +19,7 @@ from dpkernels.losses import make_loss
 from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation
 
 from .audits import AuditResult, ObjectiveMechanism, audit_objective_perturbation, exact_objective_llr, objective_pair_loss
+from .protocol import holdout_split
 
 Array = NDArray[np.float64]
 
@@ -111,11 +112,7 @@ def diffprivlib_comparison(data: Dataset, epsilons: Sequence[float], Lambda: flo
                            test_fraction: float = 0.2, random_state: int = 0) -> pd.DataFrame:
     """Our ObjectivePerturbation (logistic) against diffprivlib's LogisticRegression on one split, same Lambda and
     epsilon grid, both without an intercept, plus diffprivlib with its default intercept: test error and fit time."""
-    rng = np.random.default_rng(random_state)
-    idx = rng.permutation(data.n_samples)
-    n_test = int(round(test_fraction * len(idx)))
-    te, tr = idx[:n_test], idx[n_test:]
-    Xtr, ytr, Xte, yte = data.X[tr], data.y[tr].astype(float), data.X[te], data.y[te].astype(float)
+    Xtr, ytr, Xte, yte = holdout_split(data, test_fraction, random_state)
     rows = []
     # each implementation is timed in its own block of seeds: interleaving the two libraries perturbs
     # the BLAS thread pool and caches and slows whichever runs second

@@ -471,16 +471,22 @@ def learning_curve_frame(lc: pd.DataFrame | None, grid: float | None = None,
 # ----------------------------------------------------------------------------------------------
 # the paper runs no kernel experiment: Algorithm 3 against the linear model on Adult
 # ----------------------------------------------------------------------------------------------
+def holdout_split(data: Dataset, test_fraction: float, random_state: int, n_rows: int | None = None
+                  ) -> tuple[Array, Array, Array, Array]:
+    """One seeded split of ``data`` (the first ``n_rows`` rows of a permutation, all by default): (X_train, y_train,
+    X_test, y_test), the test part ``test_fraction`` of the rows."""
+    idx = np.random.default_rng(random_state).permutation(data.n_samples)[: n_rows or data.n_samples]
+    n_test = int(round(test_fraction * len(idx)))
+    te, tr = idx[:n_test], idx[n_test:]
+    return data.X[tr], data.y[tr].astype(float), data.X[te], data.y[te].astype(float)
+
+
 def kernel_experiment(data: Dataset, D_values: Sequence[int], epsilons: Sequence[float], Lambda: float, gamma: float,
                       seeds: Sequence[int], n_rows: int | None = None, test_fraction: float = 0.2,
                       random_state: int = 0) -> pd.DataFrame:
     """Algorithm 3 (objective perturbation on features scaled to norm <= 1) against the linear Algorithm 2 on the same
     split: test error by epsilon and D (``seeds``: independent draws of the features and the noise)."""
-    rng = np.random.default_rng(random_state)
-    idx = rng.permutation(data.n_samples)[: n_rows or data.n_samples]
-    n_test = int(round(test_fraction * len(idx)))
-    te, tr = idx[:n_test], idx[n_test:]
-    Xtr, ytr, Xte, yte = data.X[tr], data.y[tr].astype(float), data.X[te], data.y[te].astype(float)
+    Xtr, ytr, Xte, yte = holdout_split(data, test_fraction, random_state, n_rows)
     rows = []
     for eps in epsilons:
         for seed in seeds:
