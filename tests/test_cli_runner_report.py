@@ -484,3 +484,7 @@ def test_reference_check_leaves_out_checks_about_time_and_memory():
                  "peak memory against the training matrix"):
         assert MACHINE_CHECKS.search(text), text
     assert not MACHINE_CHECKS.search("Theorem 18's excess risk at this time step count")  # 'time' alone is not enough
+    from dpkernels.reference import MACHINE_COLUMNS
+
+    assert all(MACHINE_COLUMNS.search(c) for c in ("fit_seconds", "peak_mb", "load_start", "load_end", "wall_time"))
+    assert not any(MACHINE_COLUMNS.search(c) for c in ("error", "n_train", "download", "epsilon"))

@@ -73,8 +73,8 @@ def reference_profile(name: str) -> str:
     return REFERENCE_PROFILES.get(name, REFERENCE_PROFILE)
 RTOL = 1e-6
 ATOL = 1e-12
-#: Columns holding run times or memory: never compared.
-MACHINE_COLUMNS = re.compile(r"(seconds|(^|_)time($|_)|duration|elapsed|peak_mb|memory|(^|_)mb$)", re.I)
+#: Columns holding run times, memory or the machine's load: never compared.
+MACHINE_COLUMNS = re.compile(r"(seconds|(^|_)time($|_)|duration|elapsed|peak_mb|memory|(^|_)mb$|(^|_)load(_|$))", re.I)
 #: Check rows about run time or memory (our speed targets): never compared.
 MACHINE_CHECKS = re.compile(r"\b(run[ -]time|fit[ -]time|wall|seconds|memory)\b", re.I)
 #: Columns that state the uncertainty of another number: they enter its comparison, and are not compared.
