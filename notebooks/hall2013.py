@@ -277,7 +277,7 @@ ks[["d", "sigma", "random", "adversarial", "bound_seed", "bound_jmlr", "sup_exac
 # $\sigma = 0.05$), the release at the two points $\{x_i, x'\}$ carries the whole RKHS-norm difference (their Mahalanobis
 # distance equals the sensitivity).  We draw lattice releases from both fitted mechanisms ($\varepsilon = 1$, $\delta = 10^{-5}$,
 # journal convention, analytic calibration), score them by the Gaussian log-likelihood ratio and compute a 95%
-# Clopper-Pearson lower bound on $\varepsilon$ at the claimed $\delta$ (`E.epsilon_delta_lower_bound`).  The exact $\varepsilon$ of
+# Clopper-Pearson lower bound on $\varepsilon$ at the claimed $\delta$ (`dpkernels.audit.epsilon_lower_bound` with `delta`).  The exact $\varepsilon$ of
 # this pair (its Mahalanobis distance through the privacy curve) stands beside it.  Negative control: the same pair
 # with half the noise must be caught.  The audit holds only when its bound stays at or below $\varepsilon$ *and* the
 # control's exceeds it (the audit had the power to see a leak); a bound above $\varepsilon$ would refute the claim.

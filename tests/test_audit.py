@@ -50,3 +50,18 @@ def test_sensitivity_search_on_a_mean():
     adv = adversarial_neighbour_sensitivity(fit, X, y, sample, proj, n_random=20, n_refine=2, maxiter=100, random_state=3)
     assert rand.l2 <= 0.2 + 1e-12
     assert adv.l2 >= rand.l2 and adv.l2 == pytest.approx(0.2, rel=1e-3)
+
+
+def test_delta_lowers_the_bound_and_zero_delta_is_the_pure_dp_bound():
+    """P_D(S) <= e^eps P_D'(S) + delta: subtracting delta can only lower the bound, delta = 0 is the pure-DP bound
+    (same split, same thresholds), and a delta above every P_D(S) leaves nothing to detect."""
+    from dpkernels.audit import epsilon_lower_bound
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(20_000) + 1.0, rng.standard_normal(20_000)
+    pure = epsilon_lower_bound(a, b, random_state=1)
+    assert epsilon_lower_bound(a, b, random_state=1, delta=0.0) == pure and pure.epsilon_lb > 0.5
+    assert epsilon_lower_bound(a, b, random_state=1, delta=0.05).epsilon_lb < pure.epsilon_lb
+    assert epsilon_lower_bound(a, b, random_state=1, delta=0.999).epsilon_lb == 0.0
+    with pytest.raises(ValueError, match="delta"):
+        epsilon_lower_bound(a, b, delta=1.0)

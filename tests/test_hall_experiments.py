@@ -27,13 +27,15 @@ def test_machine_sensitivity_search_stays_below_the_bound():
 
 
 def test_epsilon_delta_lower_bound_detects_too_little_noise_and_not_enough():
+    from dpkernels.audit import epsilon_lower_bound
+
     rng = np.random.default_rng(0)
     mu = 1.0
     s = gaussian_sigma(1.0, 1e-5, mu)
     a, b = s * rng.standard_normal(200_000), mu + s * rng.standard_normal(200_000)
-    assert E.epsilon_delta_lower_bound(-a, -b, 1e-5).epsilon_lb <= 1.0
+    assert epsilon_lower_bound(-a, -b, n_thresholds=400, delta=1e-5).epsilon_lb <= 1.0
     a2, b2 = a / 3, mu + (b - mu) / 3  # a third of the noise: true epsilon about 4
-    assert E.epsilon_delta_lower_bound(-a2, -b2, 1e-5).epsilon_lb > 1.0
+    assert epsilon_lower_bound(-a2, -b2, n_thresholds=400, delta=1e-5).epsilon_lb > 1.0
 
 
 def test_whitened_covariance_test_rejects_a_wrong_covariance():

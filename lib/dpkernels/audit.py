@@ -61,7 +61,7 @@ class AuditResult:
     """Outcome of :func:`epsilon_lower_bound`."""
 
     epsilon_lb: float  #: (1 - alpha)-confidence lower bound on epsilon (0 when nothing is detected)
-    epsilon_hat: float  #: plug-in estimate log(p_hat / q_hat) on the evaluation half
+    epsilon_hat: float  #: plug-in estimate log((p_hat - delta) / q_hat) on the evaluation half
     threshold: float
     direction: str  #: "D>D'" (S = {score > t} more likely under D) or "D'>D"
     p_hat: float
@@ -70,12 +70,12 @@ class AuditResult:
     alpha: float
 
 
-def _one_sided_lb(k1: int, k2: int, n: int, alpha: float) -> float:
+def _one_sided_lb(k1: int, k2: int, n: int, alpha: float, delta: float = 0.0) -> float:
     p_lo, _ = clopper_pearson(k1, n, alpha)  # two-sided alpha/2 each side -> lower at alpha/2
     _, q_hi = clopper_pearson(k2, n, alpha)
-    if p_lo <= 0.0:
+    if p_lo - delta <= 0.0:
         return 0.0
-    return max(0.0, math.log(p_lo / q_hi))
+    return max(0.0, math.log((p_lo - delta) / q_hi))
 
 
 def epsilon_lower_bound(
@@ -84,14 +84,18 @@ def epsilon_lower_bound(
     alpha: float = 0.05,
     n_thresholds: int = 200,
     random_state: object = 0,
+    delta: float = 0.0,
 ) -> AuditResult:
     """Lower-bound epsilon from test-statistic samples of M(D) and M(D').
 
     Half of each sample selects the threshold t and direction maximising the Clopper-Pearson bound;
     the other half evaluates it.  Both intervals are two-sided at level alpha/2 each (Bonferroni),
-    so the returned ``epsilon_lb`` holds with probability >= 1 - alpha.
+    so the returned ``epsilon_lb`` holds with probability >= 1 - alpha.  For an (epsilon, ``delta``)-DP claim,
+    P_D(S) <= e^eps P_D'(S) + delta gives eps >= log((P_D(S) - delta) / P_D'(S)); ``delta = 0`` is pure DP.
     """
     check_probability(alpha, "alpha")
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
     rng = check_random_state(random_state)
     a = rng.permutation(np.asarray(scores_d, dtype=np.float64))
     b = rng.permutation(np.asarray(scores_dprime, dtype=np.float64))
@@ -109,7 +113,7 @@ def epsilon_lower_bound(
         kb = half - int(np.searchsorted(sb, t, side="right"))
         # S = {score > t} more likely under D, or S = {score <= t} more likely under D'
         for k1, k2, direction in ((ka, kb, "D>D'"), (half - kb, half - ka, "D'>D")):
-            lb = _one_sided_lb(k1, k2, half, alpha)
+            lb = _one_sided_lb(k1, k2, half, alpha, delta)
             if lb > best[0]:
                 best = (lb, float(t), direction)
     _, t, direction = best
@@ -118,9 +122,10 @@ def epsilon_lower_bound(
         k1, k2 = int(np.sum(ev_a > t)), int(np.sum(ev_b > t))
     else:
         k1, k2 = int(np.sum(ev_b <= t)), int(np.sum(ev_a <= t))
-    lb = _one_sided_lb(k1, k2, m, alpha)
+    lb = _one_sided_lb(k1, k2, m, alpha, delta)
     p_hat, q_hat = k1 / m, k2 / m
-    eps_hat = math.log(p_hat / q_hat) if p_hat > 0 and q_hat > 0 else (math.inf if p_hat > 0 else 0.0)
+    p_eff = p_hat - delta
+    eps_hat = math.log(p_eff / q_hat) if p_eff > 0 and q_hat > 0 else (math.inf if p_eff > 0 else 0.0)
     return AuditResult(lb, eps_hat, t, direction, p_hat, q_hat, m, alpha)
 
 

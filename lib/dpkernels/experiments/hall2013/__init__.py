@@ -9,8 +9,6 @@ The statements the checks test are quoted in ``docs/statements/hall2013.md``.
 """
 
 from .audits import (
-    DeltaAudit,
-    epsilon_delta_lower_bound,
     kde_pair_audit,
     kernel_machine_pair_audit,
     lattice_grid_check,
@@ -39,8 +37,6 @@ from .statements import (
 )
 
 __all__ = [
-    "DeltaAudit",
-    "epsilon_delta_lower_bound",
     "kde_pair_audit",
     "kernel_machine_pair_audit",
     "lattice_grid_check",
