@@ -243,3 +243,34 @@ def _failed(est):
 def test_without_clipping_unnormalised_data_is_refused():
     failed = _failed(OutputPerturbation(classes="data", random_state=0))
     assert "check_fit2d_predict1d" in failed  # any fit on scikit-learn's unnormalised data: the norm bound
+
+
+@pytest.mark.filterwarnings("ignore::dpkernels.UtilityWarning")  # 300 rows at eps = 0.5: noisy by design
+def test_auto_regulariser_is_the_public_rule_of_n_d_epsilon_only():
+    """alpha="auto" (issue 19): Theorem 18's / 15's Lambda at this n, d, epsilon, times data_norm^2, the same for any
+    two data sets of one shape (so it reads nothing private under replace-one), stated in the guarantee; rows and
+    weights rescaled by R give the same classifier."""
+    import math
+
+    from dpkernels import OutputPerturbation, PrivateKernelERM, defaults
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X /= 1.01 * np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    X2, y2 = rng.permutation(X[::-1] * 0.5), -y
+    for cls, algorithm in ((ObjectivePerturbation, "objective"), (OutputPerturbation, "output")):
+        a = cls(epsilon=0.5, random_state=0).fit(X, y)
+        assert a.alpha_ == pytest.approx(defaults.chaudhuri_lambda(300, 4, 0.5, algorithm=algorithm), rel=1e-12)
+        assert cls(epsilon=0.5, random_state=1).fit(X2, y2).alpha_ == a.alpha_
+        assert any("chosen without the data" in s and "n public" in s for s in a.guarantee_.assumptions)
+        big = cls(epsilon=0.5, data_norm=2.0, keep_nonprivate=True, random_state=0).fit(2 * X, y)
+        small = cls(epsilon=0.5, keep_nonprivate=True, random_state=0).fit(X, y)
+        assert big.alpha_ == pytest.approx(4 * small.alpha_, rel=1e-12)
+        np.testing.assert_allclose(2 * big.nonprivate_.solution.coef, small.nonprivate_.solution.coef, rtol=1e-5,
+                                   atol=1e-8)
+    with pytest.raises(ValueError, match="'auto'"):
+        ObjectivePerturbation(alpha="Auto").fit(X, y)
+    k = PrivateKernelERM(epsilon=0.5, n_components=50, random_state=0).fit(X, y)
+    assert k.alpha_ == pytest.approx(defaults.chaudhuri_lambda(300, 50, 0.5) * k.feature_norm_**2, rel=1e-12)
+    assert math.isfinite(k.alpha_)

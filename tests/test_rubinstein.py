@@ -323,3 +323,12 @@ def test_feature_map_sharing_the_noise_generator_is_refused():
     with pytest.raises(ValueError, match="rewound"):
         PrivateSVMFinite(epsilon=1.0, feature_map=fm, random_state=rng).fit(X, y)
     PrivateSVMFinite(epsilon=1.0, feature_map=fm, random_state=np.random.default_rng(1)).fit(X, y)
+
+
+def test_auto_regulariser_is_one_over_sqrt_n():
+    """alpha="auto": the paper's C = sqrt(n) (Remark 1), stated in the guarantee as chosen without the data."""
+    X, y = data()
+    m = PrivateSVMFinite(epsilon=1.0, data_norm=1.0, random_state=0).fit(X, y)
+    assert m.alpha_ == pytest.approx(1.0 / math.sqrt(len(y)))
+    assert any("C = sqrt(n)" in s and "chosen without the data" in s for s in m.guarantee_.assumptions)
+    assert PrivateSVMFinite(epsilon=1.0, alpha=0.3, data_norm=1.0, random_state=0).fit(X, y).alpha_ == 0.3
