@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from dpkernels._validation import check_epsilon
+from dpkernels._validation import check_epsilon, validate_data
 from dpkernels.accounting import compose_guarantees, split_budget
 from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, ReleaseMixin, resolve_classes
 
@@ -164,7 +164,7 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         gs = [e.guarantee_ for e in self.estimators_]
         eps, dlt = compose_guarantees(gs, float(self.delta) if self.delta > 0 else None)
         self.guarantee_ = Guarantee(
-            epsilon=eps, delta=dlt, neighbouring=REPLACE_ONE, private=all(g.private for g in gs),
+            epsilon=eps, delta=dlt, neighbouring=REPLACE_ONE,
             statement=f"sequential composition of {K} one-against-all releases of {gs[0].statement}",
             released=f"{K} binary releases, class k against the rest (estimators_)",
             assumptions=(f"labels in the public set classes = {classes.tolist()}",
