@@ -44,8 +44,8 @@ RANDOM_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.RandomSta
 def _cases() -> list[tuple]:
     out = []
     for path in sorted(HERE.glob("test_*.py")):
-        if path.stem == "test_release_hygiene":
-            continue
+        if path.stem == "test_release_hygiene" or "\nRELEASE_CASES = " not in path.read_text():
+            continue  # modules that use CASES import this one
         mod = importlib.import_module(path.stem)
         out += list(getattr(mod, "RELEASE_CASES", []))
     return out

@@ -268,9 +268,12 @@ def check_finite_array(X: ArrayLike, name: str = "X", *, ndim: int = 2) -> NDArr
     try:
         arr = np.asarray(raw, dtype=np.float64)
     except TypeError as exc:  # e.g. a dict inside an object array: scikit-learn's convention is a TypeError
-        raise TypeError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc
+        raise TypeError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc  # numpy names the type only
     except ValueError as exc:
-        raise ValueError(f"{name} must be a numeric {ndim}-d array: {exc}") from exc
+        if diagnostics_enabled():
+            raise ValueError(f"{name} must be a numeric {ndim}-d array: {exc} [nonprivate_diagnostics]") from exc
+        raise ValueError(f"{name} must be a numeric {ndim}-d array of numbers (a value could not be converted; it is "
+                         "a private row's, not shown)") from None
     if arr.ndim != ndim:
         hint = " Reshape your data (e.g. X.reshape(-1, 1) for one feature, X.reshape(1, -1) for one sample)." if arr.ndim == 1 else ""
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}.{hint}")
