@@ -51,3 +51,17 @@ def test_feature_names_and_pandas_output():
     assert PublicBoundsScaler().fit(np.zeros((3, 2))).get_feature_names_out().tolist() == ["x0", "x1"]
     pipe = make_pipeline(PublicBoundsScaler(lower=[0, 0], upper=[100, 100])).set_output(transform="pandas")
     assert pipe.fit_transform(frame).columns.tolist() == ["age", "hours"]
+
+
+@pytest.mark.parametrize("name", ["RandomFourierFeatures", "RademacherJL", "GaussianJL", "SparseJL", "SRHT"])
+def test_the_data_independent_feature_maps_name_their_outputs(name):
+    """Issue 25.8: every exported transformer supports get_feature_names_out and set_output(transform="pandas")."""
+    import dpkernels
+
+    X = pd.DataFrame(np.random.default_rng(0).uniform(size=(6, 5)), columns=list("abcde"))
+    est = getattr(dpkernels, name)(n_components=4, random_state=0)
+    out = est.set_output(transform="pandas").fit_transform(X)
+    names = est.get_feature_names_out().tolist()
+    assert isinstance(out, pd.DataFrame) and out.columns.tolist() == names
+    assert len(names) == out.shape[1] and names[0] == f"{name.lower()}0"
+    np.testing.assert_allclose(out.to_numpy(), est.set_output(transform="default").transform(X))

@@ -326,7 +326,7 @@ def check_input_shape(X: Any, name: str = "X") -> None:
     ndim = getattr(X, "ndim", None)
     if ndim is None:
         try:
-            ndim = np.ndim(X)
+            ndim = np.asarray(X).ndim  # through __array__ (not np.ndim: array-likes may refuse array functions)
         except ValueError:  # ragged nested lists: numpy refuses to guess a shape
             raise ValueError(f"{name} must be a 2-d array of numbers; got a ragged nested sequence") from None
     if ndim != 2:
