@@ -51,9 +51,10 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     keep_nonprivate : bool, default=False
         Evaluation only: keep the binary fits' non-private states in ``nonprivate_`` (the object is then not a
         release; :meth:`release` drops them).
-    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+    random_state : None, int, SeedSequence, numpy.random.Generator or SecretKey, default=None
         Passed to every binary estimator (each derives its own noise stream from it and its data).  None draws from
-        operating-system entropy; a seed is for reproduction only.
+        operating-system entropy; a seed makes this fit and every binary release a reproduction
+        (``guarantee_.status``), a :class:`~dpkernels.SecretKey` keeps them releases.
 
     Attributes
     ----------
@@ -83,7 +84,8 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     -----
     Privacy: sequential composition of the binary releases on the same data, for the replace-one neighbouring
     relation: ``guarantee_`` states the (epsilon, delta) that holds for all of them together (at most the budget,
-    plus the releases' own floating-point deltas when the budget is pure).  Released: ``estimators_`` (each a
+    plus the releases' own floating-point deltas when the budget is pure, stated as ``guarantee_.fp_delta``), and its
+    ``status`` is that of the binary releases and of this object's randomness (one UtilityWarning at most per fit).  Released: ``estimators_`` (each a
     release).  Assumptions: the label set ``classes`` is public; each binary estimator's own assumptions.  Publish
     :meth:`release`, which holds no seed and no non-private state.
 
