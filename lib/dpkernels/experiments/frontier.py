@@ -67,7 +67,7 @@ from numpy.typing import NDArray
 
 from dpkernels import defaults
 from dpkernels.accounting import compose
-from dpkernels.datasets import ADULT_CAPS, KDD_BIG, KDD_HASH_BUCKETS  # the public maps' constants (re-exported)
+from dpkernels.datasets import KDD_HASH_BUCKETS  # the public maps are the loaders' (re-exported: the docstring cites it)
 
 __all__ = [
     "DELTA",
