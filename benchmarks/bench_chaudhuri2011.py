@@ -83,7 +83,7 @@ def one_fit(epsilons: list[float], seeds: int, repeats: int, setting: str) -> di
     from dpkernels.experiments.chaudhuri2011 import diffprivlib_release
     from dpkernels.mechanisms import ObjectivePerturbation
 
-    data = load_adult()
+    data = load_adult(preprocess="chaudhuri")
     rng = np.random.default_rng(0)
     idx = rng.permutation(data.n_samples)
     n_test = int(round(0.2 * len(idx)))

@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--sigma", type=float, default=0.5)
     parser.add_argument("--C", type=float, nargs="+", default=[10.0, 100.0, 1000.0])
     args = parser.parse_args()
-    data = load_adult()
+    data = load_adult(preprocess="chaudhuri")
     X, y = data.X, data.y.astype(float)
     n = len(y)
     results = []

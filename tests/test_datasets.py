@@ -43,7 +43,7 @@ def test_multiclass_shapes_and_counts(name, shape, counts):
 
 
 def test_adult_chaudhuri_preprocessing():
-    d = ds.load_adult()
+    d = ds.load_adult(preprocess="chaudhuri")
     # 48,842 rows, 3,620 with a missing value; adult.names vocabularies give 6 + 99 = 105 columns
     assert d.X.shape == (45222, 105)
     assert d.meta["rows_dropped_missing"] == 48842 - 45222
@@ -54,8 +54,8 @@ def test_adult_chaudhuri_preprocessing():
 
 
 def test_adult_max_row_normalisation_keeps_directions():
-    a = ds.load_adult(row_normalization="project")
-    b = ds.load_adult(row_normalization="max")
+    a = ds.load_adult(preprocess="chaudhuri", row_normalization="project")
+    b = ds.load_adult(preprocess="chaudhuri", row_normalization="max")
     assert np.isclose(np.linalg.norm(b.X, axis=1).max(), 1.0)
     cos = np.sum(a.X * b.X, axis=1) / (np.linalg.norm(a.X, axis=1) * np.linalg.norm(b.X, axis=1))
     assert np.allclose(cos, 1.0)
@@ -80,7 +80,41 @@ def test_package_data_is_found_without_a_data_directory(offline_empty_data):
     for key, f in ds.FILES.items():
         if f.vendored:
             assert ds.locate(key, download=False).origin == "package data", key
-    assert ds.load_adult().X.shape == (45222, 105)
+    assert ds.load_adult().X.shape == (45222, 104)
+
+
+def _adult_frame():
+    import pandas as pd
+
+    frames = [pd.read_csv(ds._open_text(ds.locate(key)), header=None, names=ds.ADULT_COLUMNS, skiprows=skip,
+                          skipinitialspace=True, na_values="?", keep_default_na=False)
+              for key, skip in (("adult.data", 0), ("adult.test", 1))]
+    df = pd.concat(frames, ignore_index=True)
+    return df[df[ds.ADULT_COLUMNS].notna().all(axis=1)].reset_index(drop=True)
+
+
+def test_adult_default_map_reads_no_private_maximum():
+    """Issue 25.8: load_adult() maps each row through public constants (caps, adult.names): a neighbouring data set
+    (one row replaced by one with the largest capital gain the census allows) gets the same map for every other row,
+    whereas Chaudhuri et al.'s preprocessing (preprocess="chaudhuri") divides by the rows' column maxima and changes
+    every row (the broken variant: the old default)."""
+    frame = _adult_frame().iloc[:500].copy()
+    d = ds.load_adult()
+    X, names = ds.adult_public_features(frame)
+    np.testing.assert_array_equal(X, d.X[:500])  # the loader's default is the public map
+    assert len(names) == X.shape[1] == 104 and np.linalg.norm(d.X, axis=1).max() <= 1 + 1e-12
+    neighbour = frame.copy()
+    neighbour.loc[0, "capital-gain"] = 99999
+    assert frame["capital-gain"].max() < 99999
+    X2, _ = ds.adult_public_features(neighbour)
+    np.testing.assert_array_equal(X2[1:], X[1:])
+    numeric, cat = frame[ds.ADULT_NUMERIC], frame[ds.ADULT_CATEGORICAL]
+    old, _ = ds.chaudhuri_preprocess(numeric, cat, None)
+    old2, _ = ds.chaudhuri_preprocess(neighbour[ds.ADULT_NUMERIC], cat, None)
+    assert not np.array_equal(old2[1:], old[1:])  # the paper's map reads the private maximum
+    assert ds.load_adult().meta["preprocess"] == "public"
+    with pytest.raises(ValueError, match="preprocess must be one of"):
+        ds.load_adult(preprocess="max")
 
 
 def test_default_cache_is_the_platform_user_cache(monkeypatch, tmp_path):
@@ -144,8 +178,14 @@ def test_kddcup99_loads_and_subsamples():
     assert full.class_counts() == {"dos": 391458, "not-dos": 102563}
     sub = ds.load_kddcup99(subsample=70000, random_state=7)
     again = ds.load_kddcup99(subsample=70000, random_state=7)
-    assert sub.X.shape[0] == 70000 and np.array_equal(sub.X, again.X)
+    assert sub.X.shape == (70000, 86) and np.array_equal(sub.X, again.X)
     assert np.linalg.norm(sub.X, axis=1).max() <= 1 + 1e-12
+    # the default is the public per-record map: a row's features do not depend on the other rows
+    one = ds.load_kddcup99(subsample=1000, random_state=7)
+    np.testing.assert_array_equal(one.X, ds.kddcup99_public_features(ds._kdd_frame().iloc[
+        np.sort(np.random.default_rng(7).choice(494021, size=1000, replace=False))])[0])
+    # the paper's map one-hot encodes the categorical values present in the rows loaded: 114 here, 118 on the full file
+    assert ds.load_kddcup99(subsample=70000, random_state=7, preprocess="chaudhuri").X.shape == (70000, 114)
 
 
 def test_unknown_dataset():

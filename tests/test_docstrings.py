@@ -45,6 +45,7 @@ MODULES = (
     "dpkernels.random_features",
     "dpkernels.jl",
     "dpkernels.preprocessing",
+    "dpkernels._validation",
 )
 
 #: Every public estimator (scikit-learn API) exported by ``dpkernels``.
@@ -63,6 +64,8 @@ FUNCTIONS = (
     "dpkernels.accounting:compose",
     "dpkernels.accounting:compose_guarantees",
     "dpkernels.accounting:split_budget",
+    "dpkernels.accounting:search_cost",
+    "dpkernels.mechanisms.base:settle",
     "dpkernels.argmin_release:plan_argmin_release",
     "dpkernels.argmin_release:shifted_grid_round",
     "dpkernels.argmin_release:radius_target_for",
@@ -79,6 +82,7 @@ CLASSES = (
     "dpkernels.mechanisms.base:Guarantee",
     "dpkernels.mechanisms.hall:GaussianProcessRelease",
     "dpkernels.accounting:Accountant",
+    "dpkernels._validation:SecretKey",
 )
 
 

@@ -34,3 +34,19 @@ def test_every_estimator_has_a_configuration():
     exported = {n for n in M.__all__ if isinstance(getattr(M, n), type) and hasattr(getattr(M, n), "fit")}
     exported -= {"GaussianProcessRelease"}  # a curator object, not an estimator
     assert exported == {type(e).__name__ for e in CONFIGS} == set(EXPECTED_FAILED_CHECKS)
+
+
+def test_the_configurations_say_they_are_not_private():
+    """dpkernels.testing's docstring: the configurations read the label set or the bound from the data and seed the
+    noise, so no configured fit is a release (status "not private", or "reproduction" for the two that read neither)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.05, 0.95, size=(40, 3))
+    y = np.where(X[:, 0] > 0.5, 1, 0)
+    for est in check_configurations():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y)
+        expected = "reproduction" if type(est).__name__ in ("PrivateKDE", "PrivateSVDD") else "not private"
+        assert est.guarantee_.status == expected and not est.guarantee_.private, type(est).__name__

@@ -97,7 +97,7 @@ def test_wheel_outside_the_repository_runs_the_readme_example_and_loads_data(ven
         import dpkernels
         from dpkernels import datasets, profiles
         """) + readme_example() + textwrap.dedent("""
-        adult = datasets.load_adult()
+        adult = datasets.load_adult(preprocess="chaudhuri")
         print(json.dumps({
             "file": dpkernels.__file__,
             "prefix": sys.prefix,

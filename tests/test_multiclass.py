@@ -31,12 +31,15 @@ def test_pure_budget_is_split_and_composed():
     ovr = PrivateOneVsRest(OutputPerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert ovr.epsilon_per_class_ == pytest.approx(1.0) and ovr.delta_per_class_ == 0.0
     assert [e.guarantee_.epsilon for e in ovr.estimators_] == pytest.approx([1.0] * 3)
-    assert ovr.guarantee_.epsilon == pytest.approx(3.0) and ovr.guarantee_.delta == 0.0 and ovr.guarantee_.private
+    assert ovr.guarantee_.epsilon == pytest.approx(3.0) and ovr.guarantee_.delta == 0.0
+    # seeded: a reproduction, the wrapper and each binary release alike (the mechanism's epsilon still stated)
+    assert {ovr.guarantee_.status} | {e.guarantee_.status for e in ovr.estimators_} == {"reproduction"}
     assert np.mean(ovr.predict(X) == y) > 0.5  # learns at eps = 3 on 300 rows
     # the objective-perturbation learners carry their floating-point delta: it adds up and is stated
     obj = PrivateOneVsRest(ObjectivePerturbation(alpha=0.01), epsilon=3.0, classes=[0, 1, 2]).fit(X, y)
-    assert obj.guarantee_.delta > 0
+    assert obj.guarantee_.delta > 0 and obj.guarantee_.private
     assert obj.guarantee_.delta == pytest.approx(sum(e.guarantee_.delta for e in obj.estimators_))
+    assert obj.guarantee_.fp_delta == obj.guarantee_.delta  # all of it is the argmin releases' floating-point delta
     # scikit-learn's wrapper spends K times the budget and states nothing: what this class is for
     skl = OneVsRestClassifier(OutputPerturbation(epsilon=3.0, alpha=0.01, classes=[0, 1])).fit(X, y)
     assert sum(e.guarantee_.epsilon for e in skl.estimators_) == pytest.approx(9.0) and not hasattr(skl, "guarantee_")

@@ -81,3 +81,80 @@ def test_global_rng_is_refused():
 
 def test_same_seed_same_noise():
     assert np.array_equal(noise.laplace_vector(1.0, 5, 11), noise.laplace_vector(1.0, 5, 11))
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 26.5: the noise option, everywhere it is taken
+# ----------------------------------------------------------------------------------------------
+def _noise_entry_points():
+    """Every exported function or method that takes a ``noise`` option, called with a given value."""
+    from dpkernels.mechanisms.base import noise_release
+    from dpkernels.mechanisms.baselines import OneVsAllSVM
+    from dpkernels.mechanisms.chaudhuri import unit_gamma_noise
+    from dpkernels.mechanisms.hall import gaussian_mechanism, sample_paths
+
+    svm = OneVsAllSVM(np.zeros((2, 2)), np.zeros((2, 4)), np.array([0, 1]), 0.1, 10, 2, np.zeros(2))
+    return {
+        "noise_release": lambda v: noise_release(np.zeros(3), "laplace", 1.0, noise=v, random_state=0),
+        "chaudhuri.unit_gamma_noise": lambda v: unit_gamma_noise(2, 3, v, np.random.default_rng(0)),
+        "hall.sample_paths": lambda v: sample_paths(np.zeros(2), np.eye(2), 1.0, 3, v, np.random.default_rng(0)),
+        "hall.gaussian_mechanism": lambda v: gaussian_mechanism([1.0, 2.0], epsilon=1.0, delta=1e-5, sensitivity=1.0,
+                                                                noise=v),
+        "OneVsAllSVM.weight": lambda v: svm.weight(np.zeros((2, 4)), 1.0, random_state=0, noise=v),
+        "OneVsAllSVM.output": lambda v: svm.output(np.zeros((2, 4)), 1.0, random_state=0, noise=v),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_noise_entry_points()))
+def test_every_exported_noise_helper_validates_its_option(name):
+    """A typo never falls back to a float sampler: "Lattice" used to give unit_gamma_noise the float64 sampler, and
+    sample_paths took "continuous" and anything but "continuous" as the lattice."""
+    call = _noise_entry_points()[name]
+    for typo in ("Lattice", "float", "exact", None):
+        with pytest.raises(ValueError, match="noise must be one of"):
+            call(typo)
+
+
+def test_idealized_noise_is_an_explicit_opt_in_whose_guarantee_says_so():
+    """noise="idealized" (former name "continuous", still accepted) warns, and the fit's guarantee says
+    status="idealized" (not private in floating point), lists the idealized-numerics assumption, and its release()
+    stays idealized; the Accountant refuses it (tests/test_accounting.py)."""
+    from dpkernels import OutputPerturbation, UnsafeNoiseWarning
+    from dpkernels.mechanisms.base import NUMERICAL_ASSUMPTIONS, check_noise
+
+    with pytest.warns(UnsafeNoiseWarning, match="former name"):
+        assert check_noise("continuous") == "continuous"
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(50, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for name in ("idealized", "continuous"):
+        with pytest.warns(UnsafeNoiseWarning, match="status='idealized'"):
+            m = OutputPerturbation(noise=name).fit(X, y)
+        g = m.guarantee_
+        assert g.status == "idealized" and not g.private and NUMERICAL_ASSUMPTIONS["idealized"] in g.assumptions
+        assert NUMERICAL_ASSUMPTIONS["lattice"] not in g.assumptions and str(g).startswith("IDEALIZED NUMERICS")
+        assert m.release().guarantee_.status == "idealized"
+    with pytest.warns(UnsafeNoiseWarning):
+        out = __import__("dpkernels").gaussian_mechanism([1.0], epsilon=1.0, delta=1e-5, sensitivity=1.0,
+                                                         noise="idealized")
+    assert out.guarantee.status == "idealized"
+
+
+def test_guarantees_state_the_numerical_assumptions_of_their_proofs():
+    """The random source (every fit), the lattice sampler's float accuracy (lattice noise) and numpy's exp accuracy
+    (objective perturbation's certified argmin: dpkernels.solvers.certify.EXP_REL), as dpkernels.lattice and
+    dpkernels.solvers.certify state them."""
+    from dpkernels import ObjectivePerturbation, OutputPerturbation, PrivateTuning
+    from dpkernels.lattice import _REL_TRANS
+    from dpkernels.mechanisms.base import NUMERICAL_ASSUMPTIONS
+    from dpkernels.solvers.certify import EXP_REL
+
+    assert "2^-48" in NUMERICAL_ASSUMPTIONS["exp"] and EXP_REL == 2.0**-48
+    assert "2^-44" in NUMERICAL_ASSUMPTIONS["lattice"] and _REL_TRANS == 2.0**-44
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(80, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    obj = ObjectivePerturbation().fit(X, y).guarantee_.assumptions
+    out = OutputPerturbation().fit(X, y).guarantee_.assumptions
+    tuned = PrivateTuning(ObjectivePerturbation(), [0.1, 1.0]).fit(X, y).guarantee_.assumptions
+    for key in ("random bits", "lattice", "exp"):
+        assert NUMERICAL_ASSUMPTIONS[key] in obj and NUMERICAL_ASSUMPTIONS[key] in tuned, key
+    assert NUMERICAL_ASSUMPTIONS["exp"] not in out and NUMERICAL_ASSUMPTIONS["lattice"] in out

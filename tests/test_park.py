@@ -108,7 +108,7 @@ def test_private_svdd_noise_scale_clipping_and_guarantee():
     assert m.noise_scale(0.5) == pytest.approx(l1 / 0.5) and m.noise_scale_ == pytest.approx(l1 * 1.002 / 0.5)
     assert np.linalg.norm(m.center_) <= 1.0 + 1e-12
     g = m.guarantee_
-    assert g.epsilon == 0.5 and g.private and set(g.attributes) == {"center_", "frequencies_", "noise_scale_"}
+    assert g.epsilon == 0.5 and g.status == "reproduction" and set(g.attributes) == {"center_", "frequencies_", "noise_scale_"}
     assert "lattice" in g.noise or "grid" in g.noise
     assert not hasattr(m, "nonprivate_")
     with pytest.raises(AttributeError, match="keep_nonprivate"):
@@ -195,7 +195,7 @@ def test_classifier_non_private_is_accurate(variant):
 def test_default_is_the_private_corrected_variant_and_the_paper_variant_warns():
     X, y = blobs(300)
     clf = EquilibriumPointClassifier(classes=[0, 1, 2], sigma=math.sqrt(0.1), n_starts=300, random_state=0).fit(X, y)
-    assert clf.variant == "corrected" and clf.guarantee_.private and clf.guarantee_.epsilon == pytest.approx(1.0)
+    assert clf.variant == "corrected" and clf.guarantee_.status == "reproduction" and clf.guarantee_.epsilon == pytest.approx(1.0)
     assert len(clf.labelled_points_) == len(clf.equilibrium_points_)  # every basin is labelled
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
         paper = EquilibriumPointClassifier(variant="paper", classes=[0, 1, 2], sigma=math.sqrt(0.1), random_state=0).fit(X, y)

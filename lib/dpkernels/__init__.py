@@ -24,7 +24,10 @@ feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :c
 
 Every mechanism takes its privacy level, its label set and its norm bounds as public parameters (never read from
 the data), states its guarantee in the fitted ``guarantee_`` (:class:`Guarantee`: epsilon, delta, the replace-one
-neighbouring relation, what is released, the assumptions) and exports what may be published with ``release()``.
+neighbouring relation, what is released, the assumptions, and ``status``: whether the object is a release; a seeded
+fit is a reproduction) and exports what may be published with ``release()``.  :class:`SecretKey` makes a fit
+reproducible for its holder and private for everyone else; :func:`nonprivate_diagnostics` lets logs carry statistics
+of the rows, explicitly.
 Privacy accounting (composition, budgets, Gaussian calibration) is in :mod:`dpkernels.accounting`.
 
 Names and submodules are imported on first use (PEP 562 ``__getattr__``): ``import dpkernels`` loads none of
@@ -50,6 +53,8 @@ _EXPORTS: dict[str, str] = {
     "ClippingWarning": "dpkernels._validation",
     "UnsafeNoiseWarning": "dpkernels._validation",
     "UtilityWarning": "dpkernels._validation",
+    "SecretKey": "dpkernels._validation",
+    "nonprivate_diagnostics": "dpkernels._validation",
     **{name: "dpkernels.mechanisms" for name in (
         "Guarantee",
         "PrivateSVM",
@@ -89,7 +94,14 @@ _SUBMODULES = (
 __all__ = [*_EXPORTS, "__version__"]
 
 if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
-    from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
+    from dpkernels._validation import (
+        ClippingWarning,
+        PrivacyLeakWarning,
+        SecretKey,
+        UnsafeNoiseWarning,
+        UtilityWarning,
+        nonprivate_diagnostics,
+    )
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,

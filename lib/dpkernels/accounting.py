@@ -17,7 +17,13 @@
 * :func:`compose`: the (epsilon, delta) of a composition of Laplace, Gaussian and pure-epsilon events (PLD
   accountant), for end-to-end accounting.
 * :func:`compose_guarantees` and :class:`Accountant`: composition of fitted estimators' ``guarantee_`` objects
-  (sequential composition on the same data; each (epsilon, delta) as a black-box mechanism).
+  (sequential composition on the same data; each (epsilon, delta) as a black-box mechanism).  The Accountant books
+  releases only (``guarantee_.status == "release"``: a seeded fit is a reproduction, a ``keep_nonprivate=True`` fit
+  an evaluation), takes a fitted estimator, a :class:`~dpkernels.Guarantee`, a scikit-learn ``Pipeline`` (unwrapped
+  to its private steps) or a fitted ``GridSearchCV`` / ``RandomizedSearchCV`` (every fit it made), and books the
+  mechanisms' floating-point deltas (``Guarantee.fp_delta``) against an explicit ``fp_delta_allowance`` only.
+* :func:`search_cost`: what a fitted search spent on the private data (every candidate x fold fit and the refit), and
+  what no guarantee covers (the selection).
 * :func:`split_budget`: the per-release (epsilon, delta) of k releases on the same data whose composition stays
   within a total (epsilon, delta).
 """
@@ -25,12 +31,15 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from dpkernels._validation import check_delta, check_epsilon, check_positive
+from dpkernels._validation import PrivacyLeakWarning, check_delta, check_epsilon, check_positive
 
 __all__ = ["CALIBRATIONS", "gaussian_sigma", "gaussian_delta", "gaussian_epsilon", "compose", "compose_guarantees",
-           "split_budget", "Accountant"]
+           "split_budget", "Accountant", "SearchCost", "search_cost", "private_steps", "PUBLIC_STEPS"]
 
 CALIBRATIONS = ("analytic", "classical", "hall")
 
@@ -207,8 +216,9 @@ def compose_guarantees(guarantees: Sequence[object], delta: float | None = None)
     epsilons, sum of deltas), exact for pure-DP releases.  With ``delta`` (at least the sum of the releases'
     deltas): the smaller of that and the epsilon at ``delta`` of the composition of the releases as black-box
     (epsilon_i, delta_i) mechanisms (dp-accounting's privacy-loss distributions; Kairouz et al.'s optimal
-    composition, discretised pessimistically).  A guarantee that is not private (``private=False``) makes the
-    composition infinite.
+    composition, discretised pessimistically).  This composes the mechanisms' statements, whatever the objects'
+    ``status`` (an experiment's seeded fits compose as the mechanisms they ran; :class:`Accountant` is what books
+    releases only); a guarantee with ``status="not private"`` (epsilon infinite) makes the composition infinite.
 
     Parameters
     ----------
@@ -245,7 +255,7 @@ def compose_guarantees(guarantees: Sequence[object], delta: float | None = None)
         return 0.0, 0.0
     if len({g.neighbouring for g in gs}) > 1:
         raise ValueError("the guarantees use different neighbouring relations; they do not compose as stated")
-    if any(not g.private or not math.isfinite(g.epsilon) for g in gs):
+    if any(g.status == "not private" or not math.isfinite(g.epsilon) for g in gs):
         return math.inf, max(g.delta for g in gs)
     eps_basic = math.fsum(g.epsilon for g in gs)
     delta_basic = math.fsum(g.delta for g in gs)
@@ -308,23 +318,233 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     return lo, dk
 
 
+#: Pipeline steps that read no statistic of the rows: public per-record maps and data-independent feature maps (their
+#: ``fit`` reads the number of columns at most).
+PUBLIC_STEPS = ("PublicBoundsScaler", "RandomFourierFeatures", "RademacherJL", "GaussianJL", "SparseJL", "SRHT",
+                "FunctionTransformer")
+
+
+def private_steps(model: Any) -> tuple[list[Any], list[str]]:
+    """The fitted private estimators a model consists of, and what in it no guarantee covers.
+
+    A dpkernels estimator is itself; a scikit-learn ``Pipeline`` is unwrapped (recursively) to its steps: a
+    dpkernels estimator is private, a step of :data:`PUBLIC_STEPS` (or ``"passthrough"``) costs nothing, and any other
+    fitted step (a ``StandardScaler``, a ``PCA``) read statistics of the private rows that no guarantee covers: it is
+    listed as unaccounted.
+
+    Parameters
+    ----------
+    model : estimator or Pipeline
+        A fitted model.
+
+    Returns
+    -------
+    steps : list of estimators
+        The fitted dpkernels estimators (each with a ``guarantee_``).
+    unaccounted : list of str
+        What was fitted on the private rows outside any guarantee, in words.
+    """
+    if hasattr(model, "guarantee_"):
+        return [model], []
+    steps = getattr(model, "steps", None)
+    if steps is None:
+        return [], [f"{type(model).__name__} is not a dpkernels estimator: it states no guarantee"]
+    found: list[Any] = []
+    unaccounted: list[str] = []
+    for name, step in steps:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        if type(step).__name__ in PUBLIC_STEPS:
+            continue
+        inner, missing = private_steps(step)
+        found += inner
+        unaccounted += [f"Pipeline step {name!r}: {m}" if not m.startswith("Pipeline") else m for m in missing]
+    if not found:
+        unaccounted.append(f"{type(model).__name__} holds no dpkernels estimator")
+    return found, unaccounted
+
+
+@dataclass(frozen=True)
+class SearchCost:
+    """What a fitted search (``GridSearchCV``, ``RandomizedSearchCV``) spent on the private data.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The basic composition of the fits that touch the worst-placed row: every candidate fitted on each training
+        fold that contains it, and the refit on all rows (a row outside a fold's training part changes only that
+        fold's score, i.e. the selection).
+    fp_delta : float
+        The floating-point part of ``delta`` (:attr:`~dpkernels.Guarantee.fp_delta`).
+    n_fits : int
+        Every fit the search made (candidates x folds, plus the refit).
+    guarantees : tuple of Guarantee
+        The guarantees of the fits that touch the worst-placed row (what :class:`Accountant` books).
+    unaccounted : tuple of str
+        What no guarantee covers: the selection itself (the candidates' scores on held-out private rows), and any
+        non-public pipeline step.
+    """
+
+    epsilon: float
+    delta: float
+    fp_delta: float
+    n_fits: int
+    guarantees: tuple[Any, ...] = field(repr=False)
+    unaccounted: tuple[str, ...]
+
+
+def _public_rows(n: int, X: Any, y: Any) -> tuple[Any, Any]:
+    """Rows of the shape of ``X[:n]`` that are no one's data: zeros (inside every public bound and norm ball), and
+    labels cycling through the public label set (the guarantee of every dpkernels fit depends on public quantities
+    only: n, d and the parameters)."""
+    import numpy as np
+
+    Z = np.zeros((n, np.shape(X)[1]))
+    if y is None:
+        return Z, None
+    labels = np.unique(np.asarray(y))
+    return Z, labels[np.arange(n) % len(labels)]
+
+
+def search_cost(search: Any, X: Any, y: Any = None, *, groups: Any = None) -> SearchCost:
+    """The total privacy cost of a fitted ``GridSearchCV`` / ``RandomizedSearchCV`` of dpkernels estimators.
+
+    Every candidate fitted on every training fold is a release on private rows, and so is the refit.  A row is in the
+    training part of some folds only; the cost is the basic composition of the fits that contain the worst-placed row
+    (for k-fold: each candidate on k - 1 folds, plus the refit).  Each fit's guarantee is obtained exactly as the
+    search's fit stated it, by fitting the candidate on rows of the fold's size that are no one's data (the guarantee
+    of every dpkernels estimator is a function of n, d and its parameters only); the data are used for their shape and
+    the splitter's folds only.  The selection (the candidates' scores on held-out private rows) is covered by no
+    guarantee and is listed in ``unaccounted``: choose privately with :class:`~dpkernels.PrivateTuning` or
+    :class:`~dpkernels.PrivateMarginSelection` instead.
+
+    Parameters
+    ----------
+    search : fitted GridSearchCV or RandomizedSearchCV
+        The search (its ``cv_results_`` and ``cv``).
+    X, y : array-like
+        The data the search was fitted on (shape and folds only).
+    groups : array-like, optional
+        The groups passed to the search, if any.
+
+    Returns
+    -------
+    SearchCost
+
+    Raises
+    ------
+    ValueError
+        If ``search`` is not a fitted search, or its estimator holds no dpkernels estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from dpkernels import OutputPerturbation
+    >>> from dpkernels.accounting import search_cost
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(120, 3)); y = np.where(X[:, 0] > 0, 1, -1)
+    >>> gs = GridSearchCV(OutputPerturbation(epsilon=0.5), {"alpha": [0.01, 0.1]}, cv=3).fit(X, y)
+    >>> cost = search_cost(gs, X, y)
+    >>> cost.n_fits, round(cost.epsilon, 6)  # 2 candidates x 3 folds + the refit; a row is in 2 of 3 training parts
+    (7, 2.5)
+    """
+    import numpy as np
+    from sklearn.base import clone, is_classifier
+    from sklearn.model_selection import check_cv
+
+    if not (hasattr(search, "cv_results_") and hasattr(search, "estimator")):
+        raise ValueError(f"{type(search).__name__} is not a fitted search (GridSearchCV or RandomizedSearchCV)")
+    n = int(np.shape(X)[0])
+    cv = check_cv(search.cv, y, classifier=is_classifier(search.estimator))
+    splits = [np.asarray(train) for train, _ in cv.split(np.zeros((n, 1)), y, groups)]
+    candidates = list(search.cv_results_["params"])
+    fits: list[tuple[Any, int, int | None]] = []  # (estimator, rows, split index or None for all rows)
+    for params in candidates:
+        for j, train in enumerate(splits):
+            fits.append((clone(search.estimator).set_params(**params), len(train), j))
+    if getattr(search, "refit", False):
+        fits.append((clone(search.estimator).set_params(**search.best_params_), n, None))
+    guarantees: list[list[Any]] = []
+    unaccounted: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est, rows, _ in fits:
+            Z, yz = _public_rows(rows, X, y)
+            steps, missing = private_steps(est.fit(Z, yz) if yz is not None else est.fit(Z))
+            if not steps:
+                raise ValueError(f"{type(search.estimator).__name__} holds no dpkernels estimator: nothing to account")
+            guarantees.append([s.guarantee_ for s in steps])
+            unaccounted += [m for m in missing if m not in unaccounted]
+    # the worst-placed row: among the patterns of training parts that contain a row, the costliest
+    member = np.zeros((n, len(splits)), dtype=bool)
+    for j, train in enumerate(splits):
+        member[train, j] = True
+    worst: list[Any] = []
+    worst_eps = -1.0
+    for pattern in np.unique(member, axis=0):
+        gs = [g for (_, _, j), gl in zip(fits, guarantees) if j is None or pattern[j] for g in gl]
+        eps, _ = compose_guarantees(gs)
+        if eps > worst_eps:
+            worst, worst_eps = gs, eps
+    eps, dlt = compose_guarantees(worst)
+    unaccounted.insert(0, f"the selection of {type(search).__name__} (best_params_, chosen on {len(candidates)} "
+                          f"candidates' scores on held-out private rows) is covered by no guarantee")
+    return SearchCost(eps, dlt, math.fsum(g.fp_delta for g in worst), len(fits), tuple(worst), tuple(unaccounted))
+
+
+#: Why an object that is not a release is refused, and the fix (by ``Guarantee.status``).
+_REFUSALS = {
+    "reproduction": ("its noise was seeded (random_state an int, SeedSequence or Generator): a reproduction, not a "
+                     "release; whoever knows or guesses the seed recomputes it. Refit with fresh entropy "
+                     "(random_state=None) or a dpkernels.SecretKey, and spend that fit or its release()"),
+    "evaluation": ("it holds non-private state (keep_nonprivate=True): spend its release(), which drops it, or refit "
+                   "without keep_nonprivate"),
+    "curator": "it is the curator (curator=True, it holds the private data): spend its release()",
+    "idealized": ("its noise is idealized (noise='idealized' or 'continuous'): the guarantee holds in exact arithmetic "
+                  "only, and a floating-point attack tells neighbours apart. Refit with noise='lattice'"),
+    "not private": ("it is not private at all (epsilon infinite: a bound or the label set read from the data, or a "
+                    "part released without noise)"),
+}
+
+
 class Accountant:
     """A running total of the releases made on one data set (like diffprivlib's ``BudgetAccountant``).
 
-    :meth:`spend` records a release (a fitted estimator or its ``guarantee_``), refusing one that would exceed the
-    budget; :meth:`total` is the composed (epsilon, delta) of everything spent (:func:`compose_guarantees`).
+    :meth:`spend` records a release, refusing one that would exceed the budget or that is not a release;
+    :meth:`total` is the composed (epsilon, delta) of everything spent (:func:`compose_guarantees`).
+
+    What it books.  Only releases (``guarantee_.status == "release"``): a seeded fit (a reproduction), an evaluation fit
+    (``keep_nonprivate=True``), a curator, float-unsafe noise (``noise="idealized"``) and a fit that is not private are
+    refused with the reason and the fix.  :meth:`spend` takes a fitted dpkernels estimator, a
+    :class:`~dpkernels.Guarantee`, a scikit-learn ``Pipeline`` (its dpkernels steps; public per-record maps such as
+    :class:`~dpkernels.PublicBoundsScaler` cost nothing) or a fitted ``GridSearchCV`` / ``RandomizedSearchCV`` (every
+    fit it made, :func:`search_cost`: pass the data it was fitted on).  What no guarantee covers (a search's selection, a
+    pipeline step fitted on the private rows such as a ``StandardScaler``) is booked nowhere: it is listed in
+    :attr:`unaccounted`, with a :class:`~dpkernels.PrivacyLeakWarning`.
+
+    Floating-point deltas.  A mechanism that is pure epsilon-DP in exact arithmetic may state a small delta for its
+    float64 implementation (objective perturbation: ``Guarantee.fp_delta``).  A pure budget (``delta=0``) refuses it
+    unless ``fp_delta_allowance`` admits it explicitly: the floating-point deltas are summed against the allowance, the
+    other deltas against ``delta``, and :meth:`total` states the sum of both (never a pure budget silently turned
+    approximate).
 
     Parameters
     ----------
     epsilon : float, default=inf
         The total epsilon budget.
     delta : float, default=0.0
-        The total delta budget (0: basic composition of pure releases; > 0: composition at that delta).
+        The total delta budget of the releases' own (non-floating-point) deltas (0: basic composition of pure
+        releases; > 0: composition at that delta plus the floating-point deltas).
+    fp_delta_allowance : float, default=0.0
+        The total floating-point delta admitted (e.g. 1e-6, far below 1/n): an explicit opt-in.
 
     Attributes
     ----------
     spent : list of Guarantee
         The guarantees of the releases recorded so far.
+    unaccounted : list of str
+        What was spent on the data outside any guarantee (a search's selection, a non-public pipeline step).
 
     Examples
     --------
@@ -336,29 +556,106 @@ class Accountant:
     ((0.5, 0.0), (1.0, 0.0))
     >>> acc.remaining()
     (0.0, 0.0)
+    >>> fp = Guarantee(0.5, 2e-7, "replace-one", "an argmin", "objective perturbation", fp_delta=2e-7)
+    >>> Accountant(epsilon=1.0, fp_delta_allowance=1e-6).spend(fp)
+    (0.5, 2e-07)
     """
 
-    def __init__(self, epsilon: float = math.inf, delta: float = 0.0) -> None:
+    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, fp_delta_allowance: float = 0.0) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.spent: list[object] = []
+        self.fp_delta_allowance = fp_delta_allowance
+        self.spent: list[Any] = []
+        self.unaccounted: list[str] = []
+
+    def _compose(self, gs: Sequence[Any]) -> tuple[float, float, float]:
+        """(epsilon, delta, floating-point delta) of ``gs``: basic composition for a pure budget, else composition at
+        the budget's delta plus the floating-point deltas."""
+        fp = math.fsum(g.fp_delta for g in gs)
+        if self.delta > 0 and len(gs) > 1:
+            own = math.fsum(g.delta for g in gs) - fp
+            if own > self.delta:
+                eps, dlt = compose_guarantees(gs)
+            else:
+                eps, dlt = compose_guarantees(gs, self.delta + fp)
+        else:
+            eps, dlt = compose_guarantees(gs)
+        return eps, dlt, fp
 
     def total(self, delta: float | None = None) -> tuple[float, float]:
-        """The composed (epsilon, delta) of the releases spent so far (at ``delta``, default the budget's delta)."""
-        return compose_guarantees(self.spent, self.delta if delta is None and self.delta > 0 else delta)
+        """The composed (epsilon, delta) of the releases spent so far (at ``delta`` when given; else as the budget
+        composes them), floating-point deltas included."""
+        if delta is not None:
+            return compose_guarantees(self.spent, delta)
+        eps, dlt, _ = self._compose(self.spent)
+        return eps, dlt
 
-    def spend(self, release: object) -> tuple[float, float]:
-        """Record ``release`` (a fitted estimator or a :class:`~dpkernels.Guarantee`) and return the new total;
-        ``ValueError`` if it would exceed the budget (nothing is recorded then)."""
-        g = getattr(release, "guarantee_", release)
-        eps, dlt = compose_guarantees(self.spent + [g], self.delta if self.delta > 0 else None)
-        if eps > self.epsilon * (1.0 + 1e-12) or dlt > self.delta * (1.0 + 1e-12):
-            raise ValueError(f"spending ({g.epsilon:g}, {g.delta:g}) would reach ({eps:g}, {dlt:g}), beyond the budget "
-                             f"({self.epsilon:g}, {self.delta:g})")
-        self.spent.append(g)
+    def _guarantees(self, release: Any, X: Any, y: Any) -> tuple[list[Any], list[str]]:
+        if hasattr(release, "cv_results_") and hasattr(release, "estimator"):
+            if X is None:
+                raise ValueError(f"a fitted {type(release).__name__}'s cost depends on its folds: pass the data it was "
+                                 "fitted on, spend(search, X, y) (only their shape and the splitter's folds are used)")
+            cost = search_cost(release, X, y)
+            return list(cost.guarantees), list(cost.unaccounted)
+        if hasattr(release, "epsilon") and hasattr(release, "neighbouring") and hasattr(release, "status"):
+            return [release], []  # a Guarantee
+        steps, unaccounted = private_steps(release)
+        if not steps:
+            raise ValueError(f"{type(release).__name__} holds no dpkernels estimator: there is no guarantee to book "
+                             f"({'; '.join(unaccounted)})")
+        return [s.guarantee_ for s in steps], unaccounted
+
+    def spend(self, release: Any, X: Any = None, y: Any = None) -> tuple[float, float]:
+        """Record ``release`` and return the new total (epsilon, delta), floating-point deltas included.
+
+        Parameters
+        ----------
+        release : estimator, Guarantee, Pipeline or fitted search
+            What was published (or fitted on the data): a fitted dpkernels estimator, its ``guarantee_``, a
+            ``Pipeline`` holding dpkernels estimators, or a fitted ``GridSearchCV`` / ``RandomizedSearchCV``.
+        X, y : array-like, optional
+            For a search only: the data it was fitted on (:func:`search_cost`).
+
+        Returns
+        -------
+        tuple of float
+            The composed (epsilon, delta) of everything spent.
+
+        Raises
+        ------
+        ValueError
+            If ``release`` is not a release (seeded, evaluation, curator, idealized noise, not private: the message
+            says why and names the fix), or it would exceed the budget (nothing is recorded then).
+        """
+        gs, unaccounted = self._guarantees(release, X, y)
+        name = type(release).__name__
+        for g in gs:
+            if g.status != "release":
+                raise ValueError(f"{name} cannot be booked as a release: {_REFUSALS[g.status]}")
+        eps, dlt, fp = self._compose(self.spent + gs)
+        if fp > self.fp_delta_allowance * (1.0 + 1e-12):
+            raise ValueError(
+                f"spending {name} would bring the mechanisms' floating-point deltas to {fp:g}, above "
+                f"fp_delta_allowance = {self.fp_delta_allowance:g} (a mechanism pure in exact arithmetic states a small "
+                "delta for its float64 implementation). Admit it explicitly, e.g. "
+                f"Accountant(epsilon={self.epsilon:g}, delta={self.delta:g}, fp_delta_allowance=1e-6) (far below 1/n), "
+                "or budget a delta")
+        own = dlt - fp
+        if eps > self.epsilon * (1.0 + 1e-12) or own > self.delta * (1.0 + 1e-12) + 1e-300:
+            g = gs[0] if len(gs) == 1 else None
+            what = f"({g.epsilon:g}, {g.delta:g})" if g is not None else f"{len(gs)} releases"
+            raise ValueError(f"spending {what} would reach ({eps:g}, {dlt:g}) (floating-point delta {fp:g} of it), "
+                             f"beyond the budget ({self.epsilon:g}, {self.delta:g}"
+                             f"{f' + fp_delta_allowance {self.fp_delta_allowance:g}' if self.fp_delta_allowance else ''})")
+        self.spent += gs
+        if unaccounted:
+            warnings.warn(f"{name}: booked {len(gs)} release(s); not covered by any guarantee: "
+                          f"{'; '.join(unaccounted)}", PrivacyLeakWarning, stacklevel=2)
+            self.unaccounted += unaccounted
         return eps, dlt
 
     def remaining(self, k: int = 1) -> tuple[float, float]:
-        """What ``k`` further equal releases may each spend (basic composition of the rest)."""
-        eps, dlt = self.total()
-        return max(0.0, self.epsilon - eps) / k, max(0.0, self.delta - dlt) / k
+        """What ``k`` further equal releases may each spend (basic composition of the rest; the delta is the budget's
+        own, the floating-point allowance apart)."""
+        eps, dlt, fp = self._compose(self.spent)
+        return max(0.0, self.epsilon - eps) / k, max(0.0, self.delta - (dlt - fp)) / k

@@ -21,6 +21,7 @@ import atexit
 import gzip
 import hashlib
 import io
+import math
 import os
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -55,6 +56,9 @@ __all__ = [
     "make_three_moons",
     "make_five_gaussians",
     "chaudhuri_preprocess",
+    "adult_public_features",
+    "kddcup99_public_features",
+    "PREPROCESSING",
     "breast_cancer_ranges",
 ]
 
@@ -285,8 +289,73 @@ def _open_text(loc: Location) -> io.TextIOBase:
 
 
 # --------------------------------------------------------------------------------------------
-# preprocessing shared by Chaudhuri et al.'s experiments
+# preprocessing: public per-record maps (the default), and Chaudhuri et al.'s, which reads the rows
 # --------------------------------------------------------------------------------------------
+#: The loaders' ``preprocess`` options: ``"public"`` (the default) maps every row through public constants only (the
+#: frontier's map: a neighbouring data set gets the same map); ``"chaudhuri"`` is Chaudhuri et al.'s Section 7
+#: preprocessing, which divides each column by its largest value *in the rows loaded* (and, for KDDCup99, one-hot
+#: encodes the categorical values present): a statistic of the private rows, for reproducing the papers' numbers only;
+#: ``None``: the raw numeric columns.
+PREPROCESSING = ("public", "chaudhuri", None)
+#: Adult's numeric columns with public caps (values above are clipped): census top codes (age 90, capital gain
+#: 99,999, hours 99), the 16 education levels of adult.names, and a stated round cap of 5,000 for capital loss.
+#: fnlwgt (a sampling weight, not an attribute of the person) is dropped.
+ADULT_CAPS = {"age": 90.0, "education-num": 16.0, "capital-gain": 99999.0, "capital-loss": 5000.0, "hours-per-week": 99.0}
+#: KDD columns named ``*_rate`` are rates in [0, 1] by definition; every other numeric column is a counter mapped to
+#: log1p(x) / log1p(cap), cap 1e9 for durations and byte counts, 1e3 for the other counters (clipped).
+KDD_BIG = ("duration", "src_bytes", "dst_bytes")
+#: Buckets of the data-independent hash of each KDD categorical column.
+KDD_HASH_BUCKETS = 16
+
+
+def _hash_bucket(value: str, column: str, buckets: int) -> int:
+    return int(hashlib.sha1(f"{column}={value}".encode()).hexdigest(), 16) % buckets
+
+
+def _unit_ball(X: NDArray[np.float64]) -> NDArray[np.float64]:
+    return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+
+
+def adult_public_features(frame: pd.DataFrame) -> tuple[NDArray[np.float64], list[str]]:
+    """Adult's public per-record map: the numeric columns of :data:`ADULT_CAPS` divided by their public caps (clipped
+    to [0, 1]), the categoricals one-hot with the vocabularies of adult.names, rows projected into the unit ball.  No
+    constant is computed from the rows, so neighbouring data sets get the same map (the frontier's features, without
+    its intercept column)."""
+    blocks = [np.clip(frame[c].to_numpy(np.float64) / cap, 0.0, 1.0)[:, None] for c, cap in ADULT_CAPS.items()]
+    names = list(ADULT_CAPS)
+    for col, values in _adult_vocabularies().items():
+        if col not in ADULT_CATEGORICAL:
+            continue
+        codes = pd.Categorical(frame[col], categories=values).codes
+        if np.any(codes < 0):
+            raise ValueError(f"Adult column {col!r} has values outside adult.names")
+        blocks.append(np.eye(len(values))[codes])
+        names += [f"{col}={v}" for v in values]
+    return _unit_ball(np.hstack(blocks)), names
+
+
+def kddcup99_public_features(frame: pd.DataFrame) -> tuple[NDArray[np.float64], list[str]]:
+    """KDDCup99's public per-record map: rates as they are (in [0, 1] by definition), counters through log1p(x) /
+    log1p(public cap) (:data:`KDD_BIG`), each categorical through a data-independent hash into
+    :data:`KDD_HASH_BUCKETS` one-hot buckets, rows projected into the unit ball (the frontier's features, without its
+    intercept column)."""
+    numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
+    blocks, names = [], list(numeric)
+    for c in numeric:
+        x = np.maximum(frame[c].to_numpy(np.float64), 0.0)
+        if c.endswith("_rate"):
+            blocks.append(np.clip(x, 0.0, 1.0)[:, None])
+        else:
+            cap = 1e9 if c in KDD_BIG else 1e3
+            blocks.append(np.clip(np.log1p(x) / math.log1p(cap), 0.0, 1.0)[:, None])
+    for col in KDD_CATEGORICAL:
+        values = frame[col].astype(str)
+        idx = values.map({v: _hash_bucket(v, col, KDD_HASH_BUCKETS) for v in values.unique()}).to_numpy()
+        blocks.append(np.eye(KDD_HASH_BUCKETS)[idx])
+        names += [f"{col}#{b}" for b in range(KDD_HASH_BUCKETS)]
+    return _unit_ball(np.hstack(blocks)), names
+
+
 def chaudhuri_preprocess(
     numeric: pd.DataFrame,
     categorical: pd.DataFrame,
@@ -295,11 +364,13 @@ def chaudhuri_preprocess(
 ) -> tuple[NDArray[np.float64], list[str]]:
     """Chaudhuri et al. (2011) Sec 7: one-hot categoricals, scale columns to max 1, rows to norm <= 1.
 
-    ``vocabularies`` fixes the one-hot columns independently of the data (e.g. from adult.names);
-    otherwise the values present are used.  Numeric columns are divided by their maximum absolute
-    value (constant-zero columns are left at zero).  ``row_normalization``: ``"project"`` divides each
-    row of norm > 1 by its norm (a per-record map), ``"max"`` divides all rows by the largest row norm
-    (a data-dependent global scale; the paper does not say which it used).
+    NOT a public map: each numeric column is divided by its largest absolute value *in the rows given* (a statistic
+    of the private data: a neighbouring data set can get another map), and without ``vocabularies`` the one-hot
+    columns are the values present.  For reproducing the paper's numbers only (:func:`adult_public_features` and
+    :func:`kddcup99_public_features` are the public maps).  ``vocabularies`` fixes the one-hot columns independently
+    of the data (e.g. from adult.names).  Constant-zero columns are left at zero.  ``row_normalization``:
+    ``"project"`` divides each row of norm > 1 by its norm (a per-record map), ``"max"`` divides all rows by the
+    largest row norm (a data-dependent global scale; the paper does not say which it used).
     """
     num = numeric.astype(np.float64).to_numpy()
     colmax = np.max(np.abs(num), axis=0)
@@ -310,8 +381,7 @@ def chaudhuri_preprocess(
         values = vocabularies[col] if vocabularies and col in vocabularies else sorted(categorical[col].unique())
         codes = pd.Categorical(categorical[col], categories=values)
         if np.any(codes.codes < 0):
-            unknown = sorted(set(categorical[col]) - set(values))[:5]
-            raise ValueError(f"column {col!r} has values outside its vocabulary: {unknown}")
+            raise ValueError(f"column {col!r} has values outside its vocabulary")
         onehot = np.zeros((len(codes), len(values)))
         onehot[np.arange(len(codes)), codes.codes] = 1.0
         blocks.append(onehot)
@@ -325,6 +395,11 @@ def chaudhuri_preprocess(
     else:
         raise ValueError(f"row_normalization must be 'project' or 'max', got {row_normalization!r}")
     return X, names
+
+
+def _check_preprocess(preprocess: object) -> None:
+    if preprocess not in PREPROCESSING:
+        raise ValueError(f"preprocess must be one of {PREPROCESSING}, got {preprocess!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,14 +425,19 @@ def _adult_vocabularies() -> dict[str, list[str]]:
     return vocab
 
 
-def load_adult(preprocess: str | None = "chaudhuri", row_normalization: str = "project") -> Dataset:
+def load_adult(preprocess: str | None = "public", row_normalization: str = "project") -> Dataset:
     """UCI Adult, train and test files together (48,842 rows); +1 = income >50K.
 
-    ``preprocess="chaudhuri"`` (Chaudhuri et al. 2011, Sec 7): drop the 3,620 rows with a missing value
-    (45,222 remain; the paper reports 45,220), one-hot the 8 categoricals with the vocabularies of
-    adult.names (data-independent; 105 columns, as in the paper), scale columns to max 1 and rows to
-    norm <= 1.  ``preprocess=None`` returns the raw table's numeric columns only, without dropping rows.
+    ``preprocess="public"`` (default): drop the 3,620 rows with a missing value (45,222 remain) and map each row
+    through public constants only (:func:`adult_public_features`: caps, adult.names's vocabularies, the unit ball;
+    104 columns): nothing is read from the rows, so the map costs no privacy.
+    ``preprocess="chaudhuri"`` (Chaudhuri et al. 2011, Sec 7, for reproducing the papers' numbers): the same rows,
+    the 8 categoricals one-hot with adult.names's vocabularies (105 columns, as in the paper), each numeric column
+    divided by its largest value among the rows loaded (a statistic of the private rows: NOT a public map) and rows to
+    norm <= 1 (``row_normalization``).  ``preprocess=None`` returns the raw table's numeric columns only, without
+    dropping rows.
     """
+    _check_preprocess(preprocess)
     frames = []
     for key, skip in (("adult.data", 0), ("adult.test", 1)):
         df = pd.read_csv(_open_text(locate(key)), header=None, names=ADULT_COLUMNS, skiprows=skip,
@@ -372,10 +452,12 @@ def load_adult(preprocess: str | None = "chaudhuri", row_normalization: str = "p
     if preprocess is None:
         X = df[ADULT_NUMERIC].to_numpy(dtype=np.float64)
         return Dataset("adult", X, y_all, ADULT_NUMERIC, ["<=50K", ">50K"], meta)
-    if preprocess != "chaudhuri":
-        raise ValueError(f"preprocess must be 'chaudhuri' or None, got {preprocess!r}")
     complete = df[ADULT_COLUMNS].notna().all(axis=1).to_numpy()
     d = df[complete]
+    if preprocess == "public":
+        X, names = adult_public_features(d)
+        meta.update(rows_dropped_missing=int((~complete).sum()))
+        return Dataset("adult", X, y_all[complete], names, ["<=50K", ">50K"], meta)
     X, names = chaudhuri_preprocess(d[ADULT_NUMERIC], d[ADULT_CATEGORICAL], _adult_vocabularies(), row_normalization)
     meta.update(rows_dropped_missing=int((~complete).sum()), row_normalization=row_normalization)
     return Dataset("adult", X, y_all[complete], names, ["<=50K", ">50K"], meta)
@@ -410,7 +492,7 @@ def load_kddcup99(
     target: str = "attack",
     subsample: int | None = None,
     random_state: object = 0,
-    preprocess: str | None = "chaudhuri",
+    preprocess: str | None = "public",
     row_normalization: str = "project",
 ) -> Dataset:
     """KDD Cup 1999, the 10 percent file (494,021 rows), never committed (see :func:`locate`).
@@ -418,9 +500,13 @@ def load_kddcup99(
     ``target="attack"``: +1 = normal connection, -1 = any attack (normal is 19.69 %).
     ``target="dos"``: +1 = not a denial-of-service attack, -1 = DoS (Chaudhuri et al.'s task; +1 is 20.76 %).
     ``subsample``: a seeded uniform subsample without replacement (Chaudhuri et al. use 70,000 rows).
-    ``preprocess="chaudhuri"``: one-hot protocol/service/flag (values present: 118 columns, the paper
-    reports 119 on the full file), column-max scaling, rows to norm <= 1.
+    ``preprocess="public"`` (default): :func:`kddcup99_public_features` (log-scaled counters with public caps,
+    hashed categoricals, the unit ball; 86 columns): nothing is read from the rows.
+    ``preprocess="chaudhuri"`` (for reproducing the papers' numbers): one-hot protocol/service/flag with the values
+    present (118 columns, the paper reports 119 on the full file), each numeric column divided by its largest value
+    among the rows loaded (statistics of the private rows: NOT a public map), rows to norm <= 1.
     """
+    _check_preprocess(preprocess)
     df = _kdd_frame()
     if subsample is not None:
         rng = check_random_state(random_state)
@@ -440,8 +526,9 @@ def load_kddcup99(
     numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
     if preprocess is None:
         return Dataset("kddcup99", df[numeric].to_numpy(dtype=np.float64), y, numeric, names, meta)
-    if preprocess != "chaudhuri":
-        raise ValueError(f"preprocess must be 'chaudhuri' or None, got {preprocess!r}")
+    if preprocess == "public":
+        X, fnames = kddcup99_public_features(df)
+        return Dataset("kddcup99", X, y, fnames, names, meta)
     X, fnames = chaudhuri_preprocess(df[numeric], df[KDD_CATEGORICAL], None, row_normalization)
     meta["row_normalization"] = row_normalization
     return Dataset("kddcup99", X, y, fnames, names, meta)

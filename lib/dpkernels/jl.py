@@ -39,7 +39,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -151,8 +151,13 @@ def _sklearn_seed(random_state: object) -> int:
     return int(check_random_state(random_state).integers(0, 2**31 - 1))
 
 
-class _JLBase(TransformerMixin, BaseEstimator):
-    """Shared API: ``transform`` (Phi x), ``adjoint`` (Phi^T w), ``n_components``."""
+class _JLBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Shared API: ``transform`` (Phi x), ``adjoint`` (Phi^T w), ``n_components``; scikit-learn's
+    ``get_feature_names_out`` / ``set_output`` (names ``<class>0``, ...)."""
+
+    @property
+    def _n_features_out(self) -> int:
+        return int(self.n_components)
 
     def __init__(self, n_components: int = 100, random_state: object = None) -> None:
         self.n_components = n_components

@@ -14,23 +14,26 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
-from dpkernels._validation import ClippingWarning, check_positive
+from dpkernels._validation import ClippingWarning, check_positive, diagnostics_enabled, validate_data
 
 __all__ = ["PublicBoundsScaler"]
 
 
-class PublicBoundsScaler(TransformerMixin, BaseEstimator):
+class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map each feature from public bounds [lower_j, upper_j] to [-1, 1], then rows into the ball of radius ``norm``.
 
-    x_j -> (2 x_j - (lower_j + upper_j)) / (upper_j - lower_j), clipped to [-1, 1] (values outside the public bounds
-    are counted in a :class:`~dpkernels.ClippingWarning`), then the row is divided by sqrt(d) / ``norm``, so
-    ||x|| <= ``norm`` for every possible input: pass the same ``norm`` as the mechanism's ``data_norm``.
+    x_j -> (2 x_j - (lower_j + upper_j)) / (upper_j - lower_j), clipped to [-1, 1], then the row is divided by
+    sqrt(d) / ``norm``, so ||x|| <= ``norm`` for every possible input: pass the same ``norm`` as the mechanism's
+    ``data_norm``.  Clipping is silent: how many values lie outside their bounds is a statistic of the private rows,
+    which a log must not carry (inside :func:`dpkernels.nonprivate_diagnostics` a :class:`~dpkernels.ClippingWarning`
+    counts them).
 
-    ``fit`` reads only the number of columns (public), never a statistic of the rows, so the transformation is the
-    same on neighbouring data sets and costs no privacy.
+    ``fit`` reads only the number of columns (public) and the column names of a DataFrame, never a statistic of the
+    rows, so the transformation is the same on neighbouring data sets and costs no privacy.  The output keeps the
+    input's feature names (``get_feature_names_out``; ``set_output(transform="pandas")`` works).
 
     Parameters
     ----------
@@ -43,6 +46,8 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
     ----------
     n_features_in_ : int
         The number of input features.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names of a DataFrame ``X`` at fit (public: the schema).
     scale_ : float
         The row scaling ``norm / sqrt(d)``.
 
@@ -97,7 +102,7 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features)
-            Rows of norm <= ``norm``; values outside the bounds are clipped with a ClippingWarning.
+            Rows of norm <= ``norm``; values outside the bounds are clipped (silently, see the class docstring).
         """
         check_is_fitted(self, "scale_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -105,7 +110,8 @@ class PublicBoundsScaler(TransformerMixin, BaseEstimator):
         Z = (2.0 * X - (lo + hi)) / (hi - lo)
         outside = np.abs(Z) > 1.0
         if np.any(outside):
-            warnings.warn(f"{int(outside.sum())} values lie outside their public bounds and were clipped",
-                          ClippingWarning, stacklevel=2)
+            if diagnostics_enabled():
+                warnings.warn(f"{int(outside.sum())} values lie outside their public bounds and were clipped "
+                              "[nonprivate_diagnostics]", ClippingWarning, stacklevel=2)
             np.clip(Z, -1.0, 1.0, out=Z)
         return Z * self.scale_

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dpkernels._validation import check_random_state
@@ -93,7 +93,7 @@ def rff_paired(X: NDArray[np.float64], frequencies: NDArray[np.float64]) -> NDAr
     return out
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of a translation-invariant kernel (Rahimi and Recht 2008).
 
     The frequencies are drawn from the kernel's spectral law; :meth:`fit` reads only the input dimension, so the map
@@ -193,6 +193,11 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def n_output_features(self) -> int:
         """The number of output columns (2 n_components for ``"paired"``, n_components for ``"phase"``)."""
         return 2 * int(self.n_components) if self.variant == "paired" else int(self.n_components)
+
+    @property
+    def _n_features_out(self) -> int:
+        """For scikit-learn's ``get_feature_names_out`` / ``set_output`` (randomfourierfeatures0, ...)."""
+        return self.n_output_features
 
     @property
     def max_feature_norm(self) -> float:

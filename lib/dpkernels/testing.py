@@ -2,8 +2,11 @@
 
 scikit-learn's checks fit on arbitrary labels (0/1, strings, one class) and unnormalised rows.  A private estimator
 takes its label set and norm bound as public parameters and refuses data outside them, so the checks run in the
-configuration that reads both from the data (``classes="data"``, ``data_norm="data"`` or ``clip=True``): such a fit
-is not private, and its ``guarantee_`` says so.  In that configuration every check passes except the few listed in
+configuration that reads both from the data (``classes="data"``, ``data_norm="data"`` or ``clip=True``) and seeds
+the noise: such a fit is not private, and its ``guarantee_`` says so (``status="not private"``, or "reproduction" for
+the two that read no bound: ``PrivateKDE`` and ``PrivateSVDD``).  A fit that is not private at all raises no
+:class:`~dpkernels.UtilityWarning` (the warning is about whether a release is worth publishing), so a suite of
+scikit-learn's checks in this configuration is not flooded with them.  In that configuration every check passes except the few listed in
 :data:`EXPECTED_FAILED_CHECKS`, which *may* fail, each for the stated reason (privacy, not an API defect): without
 noise (epsilon = 1e4; 13 for Bassily et al.'s estimators, the largest their Lemma 3.1 allows) the accuracy check
 passes too.
@@ -67,8 +70,9 @@ def check_configurations(noiseless: bool = False) -> list[Any]:
     """One configured instance of every estimator, in which scikit-learn's estimator checks run.
 
     The configuration reads the label set and the norm bound from the data (``classes="data"``,
-    ``data_norm="data"`` or ``clip=True``) and seeds the noise: such fits are NOT private (their ``guarantee_`` says
-    so); they test the API, not the privacy.
+    ``data_norm="data"`` or ``clip=True``) and seeds the noise: such fits are NOT private (their ``guarantee_.status``
+    says "not private", or "reproduction" for ``PrivateKDE`` and ``PrivateSVDD``, which read no label set); they test
+    the API, not the privacy, and raise no :class:`~dpkernels.UtilityWarning`.
 
     Parameters
     ----------

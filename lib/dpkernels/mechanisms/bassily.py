@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dpkernels import lattice
 from dpkernels._validation import (
@@ -56,6 +56,7 @@ from dpkernels._validation import (
     check_random_state,
     check_row_norms,
     public_bound,
+    validate_data,
 )
 from dpkernels.accounting import gaussian_epsilon, gaussian_sigma
 from dpkernels.bounds import bassily as B
@@ -228,7 +229,7 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
     """Prediction for the linear releases: h(x) = <coef_, x>, classes_[1] where positive."""
 
     def _validate(self, X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, accept_sparse=False)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         X = check_finite_array(X)
         read = isinstance(self.classes, str) and self.classes == "data"
         if self.classes is not None and not read and len(list(self.classes)) != 2:
@@ -262,7 +263,7 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
             The scores; positive values predict ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = check_finite_array(validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=False))
+        X = check_finite_array(validate_data(self, X, reset=False, dtype=np.float64))
         return self._features(X) @ self.coef_
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:

@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from dpkernels import lattice
 from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release, shifted_grid_round
@@ -58,6 +58,7 @@ from dpkernels._validation import (
     check_positive,
     check_random_state,
     check_row_norms,
+    validate_data,
 )
 from dpkernels.bounds.chaudhuri import ObjectivePerturbationParameters, theorem_6_beta, theorem_9_parameters
 from dpkernels.losses import MarginLoss, make_loss
@@ -107,10 +108,10 @@ def unit_gamma_noise(m: int, d: int, noise: str, random_state: object) -> Array:
     """``m`` draws (rows) of Eq. (4)'s law with beta = 1 (density ~ exp(-||b||)); b / beta has the law for beta.
 
     ``noise="lattice"``: each draw exactly rounded to the grid 2^-16 (:func:`dpkernels.lattice.gamma_norm_lattice`);
-    ``"continuous"``: numpy's float sampler.  The same generator state gives the same unit draws for any beta
-    (common random numbers across Lambda and epsilon).
+    ``"idealized"`` (or its former name ``"continuous"``): numpy's float sampler; anything else raises ``ValueError``.
+    The same generator state gives the same unit draws for any beta (common random numbers across Lambda and epsilon).
     """
-    if noise == "lattice":
+    if check_noise(noise, warn=False) == "lattice":
         return lattice.gamma_norm_lattice(np.zeros((int(m), int(d))), 1.0, random_state)
     return gamma_norm_vector(1.0, int(d), n=int(m), random_state=random_state)
 
@@ -209,6 +210,8 @@ def _predict_inputs(est: BaseEstimator, X: ArrayLike) -> Array:
 
 class _ReleaseClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     """Binary classifiers of this module: public label set, sparse input accepted, scikit-learn tags."""
+
+    _pure_in_exact_arithmetic = True  # Theorems 6, 9, 22, 26: any delta stated is the float64 argmin's
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -679,6 +682,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
 
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_", "params_", "release_grid_",
                                                       "noise_to_solution_")
+    _numerics: ClassVar[tuple[str, ...]] = ("exp",)  # the certified argmin (dpkernels.solvers.certify)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> "ObjectivePerturbation":
         """Release the minimiser of the perturbed objective (Algorithm 2).
@@ -825,6 +829,8 @@ class PrivateKernelERM(_ReleaseClassifier):
         The phases psi_j (data-independent, released with ``coef_``).
     feature_norm_ : float
         The bound on ||v(x)|| used as R (1 or sqrt(2)).
+    noise_to_solution_ : float
+        The inner algorithm's noise-to-solution ratio (public bounds; see :class:`OutputPerturbation`).
     classes_ : ndarray of shape (2,)
         The public label set; ``predict`` returns ``classes_[1]`` where the decision function is >= 0.
     n_features_in_ : int
@@ -863,7 +869,8 @@ class PrivateKernelERM(_ReleaseClassifier):
     >>> published = clf.release()
     """
 
-    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_", "alpha_")
+    _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "frequencies_", "phases_", "feature_norm_", "alpha_",
+                                                      "noise_to_solution_")
 
     def __init__(self, *, epsilon: float = 1.0, alpha: float | str = "auto", algorithm: str = "objective", loss: str = "logistic",
                  h: float = 0.5, sigma: float = math.sqrt(0.5), n_components: int = 100, feature_scale: str = "unit",
@@ -923,7 +930,7 @@ class PrivateKernelERM(_ReleaseClassifier):
                     classes=self.classes, noise=self.noise, solver_tol=self.solver_tol,
                     keep_nonprivate=self.keep_nonprivate, random_state=rng).fit(self._features(X), y)
         self.classes_ = inner.classes_
-        self.coef_, self.alpha_ = inner.coef_, inner.alpha_
+        self.coef_, self.alpha_, self.noise_to_solution_ = inner.coef_, inner.alpha_, inner.noise_to_solution_
         if self.keep_nonprivate:
             self.nonprivate_ = inner.nonprivate_
         g = inner.guarantee_

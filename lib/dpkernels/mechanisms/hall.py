@@ -55,6 +55,7 @@ from dpkernels._validation import (
     check_finite_array,
     check_positive,
     check_random_state,
+    diagnostics_enabled,
 )
 from dpkernels.accounting import gaussian_delta, gaussian_sigma
 from dpkernels.bounds import hall as HB
@@ -69,6 +70,7 @@ from dpkernels.mechanisms.base import (
     randomness_note,
     require_certified,
     resolve_classes,
+    settle,
 )
 from dpkernels.solvers import hinge_duality_gap, solve_erm, solve_smooth_erm
 
@@ -345,7 +347,7 @@ def gaussian_mechanism(value: ArrayLike, *, epsilon: float, delta: float, sensit
                      f"({'A = I' if A is None else 'A as given, exact'})",),
         noise=noise_description(noise), notes=(randomness_note(random_state), f"noise multiplier s = {s:.6g}",
                                                f"exact delta at epsilon: {true_delta:.3g}"))
-    return GaussianRelease(out, s, grid, g)
+    return GaussianRelease(out, s, grid, settle(g, random_state=random_state, noise=noise))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -531,10 +533,11 @@ class GaussianProcessRelease:
 
 def sample_paths(center: Array, A: Array, s: float, n_draws: int, noise: str, rng: np.random.Generator) -> Array:
     """``n_draws`` independent releases N(center, s^2 A A') at fixed points (lattice: exact rounding; small point
-    sets are batched through a block-diagonal factor)."""
+    sets are batched through a block-diagonal factor; ``"idealized"`` / ``"continuous"``: float normals; anything else
+    raises ``ValueError``)."""
     m = center.shape[0]
     out = np.empty((int(n_draws), m))
-    if noise == "continuous":
+    if check_noise(noise, warn=False) != "lattice":
         return center + s * (rng.standard_normal((int(n_draws), A.shape[1])) @ A.T)
     grid = lattice.grid_for(s)
     per = max(1, 256 // max(m, 1))
@@ -875,10 +878,12 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
             raise ValueError(f"convention must be one of {HB.KDE_CONVENTIONS}, got {self.convention!r}")
         outside = np.any((X < 0.0) | (X > 1.0), axis=1)
         if np.any(outside):
+            stats = f" [nonprivate_diagnostics: {int(outside.sum())} of {len(X)} rows]" if diagnostics_enabled() else ""
             if not self.clip:
-                raise ValueError(f"{int(outside.sum())} of {len(X)} rows lie outside [0, 1]^d, the KDE's domain T; "
-                                 "rescale with public bounds or pass clip=True")
-            warnings.warn(f"clipped {int(outside.sum())} of {len(X)} rows onto [0, 1]^d", ClippingWarning, stacklevel=2)
+                raise ValueError(f"rows lie outside [0, 1]^d, the KDE's domain T; rescale with public bounds or pass "
+                                 f"clip=True{stats}")
+            if stats:
+                warnings.warn(f"clipped rows onto [0, 1]^d{stats}", ClippingWarning, stacklevel=2)
             X = np.clip(X, 0.0, 1.0)
         n, d = X.shape
         kern = self._kernel()

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from dpkernels._validation import check_epsilon
+from dpkernels._validation import check_epsilon, validate_data
 from dpkernels.accounting import compose_guarantees, split_budget
 from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, ReleaseMixin, resolve_classes
 
@@ -51,9 +51,10 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     keep_nonprivate : bool, default=False
         Evaluation only: keep the binary fits' non-private states in ``nonprivate_`` (the object is then not a
         release; :meth:`release` drops them).
-    random_state : None, int, SeedSequence or numpy.random.Generator, default=None
+    random_state : None, int, SeedSequence, numpy.random.Generator or SecretKey, default=None
         Passed to every binary estimator (each derives its own noise stream from it and its data).  None draws from
-        operating-system entropy; a seed is for reproduction only.
+        operating-system entropy; a seed makes this fit and every binary release a reproduction
+        (``guarantee_.status``), a :class:`~dpkernels.SecretKey` keeps them releases.
 
     Attributes
     ----------
@@ -83,7 +84,8 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
     -----
     Privacy: sequential composition of the binary releases on the same data, for the replace-one neighbouring
     relation: ``guarantee_`` states the (epsilon, delta) that holds for all of them together (at most the budget,
-    plus the releases' own floating-point deltas when the budget is pure).  Released: ``estimators_`` (each a
+    plus the releases' own floating-point deltas when the budget is pure, stated as ``guarantee_.fp_delta``), and its
+    ``status`` is that of the binary releases and of this object's randomness (one UtilityWarning at most per fit).  Released: ``estimators_`` (each a
     release).  Assumptions: the label set ``classes`` is public; each binary estimator's own assumptions.  Publish
     :meth:`release`, which holds no seed and no non-private state.
 
@@ -164,7 +166,7 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         gs = [e.guarantee_ for e in self.estimators_]
         eps, dlt = compose_guarantees(gs, float(self.delta) if self.delta > 0 else None)
         self.guarantee_ = Guarantee(
-            epsilon=eps, delta=dlt, neighbouring=REPLACE_ONE, private=all(g.private for g in gs),
+            epsilon=eps, delta=dlt, neighbouring=REPLACE_ONE,
             statement=f"sequential composition of {K} one-against-all releases of {gs[0].statement}",
             released=f"{K} binary releases, class k against the rest (estimators_)",
             assumptions=(f"labels in the public set classes = {classes.tolist()}",

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dpkernels._validation import (
     PrivacyLeakWarning,
@@ -45,6 +45,7 @@ from dpkernels._validation import (
     check_finite_array,
     check_positive,
     check_random_state,
+    validate_data,
 )
 from dpkernels.mechanisms.base import (
     REPLACE_ONE,
@@ -56,6 +57,7 @@ from dpkernels.mechanisms.base import (
     randomness_note,
     require_certified,
     resolve_classes,
+    settle,
 )
 from dpkernels.random_features import RandomFourierFeatures, rff_paired
 from dpkernels.solvers import ERMSolution, solve_svdd
@@ -307,7 +309,7 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         new.frequencies_ = self.frequencies_
         new.noise_scale_ = None if epsilon is None else new.noise_scale(epsilon)
         new.center_ = new._release(a, epsilon, noise, check_random_state(random_state))
-        new.guarantee_ = new._guarantee(epsilon, noise, random_state)
+        new.guarantee_ = settle(new._guarantee(epsilon, noise, random_state), random_state=random_state, noise=noise)
         return new
 
     # the support function -----------------------------------------------------------------------
@@ -649,14 +651,14 @@ class EquilibriumPointClassifier(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def _guarantee(self, g_svdd: Guarantee, noise: str) -> Guarantee:
         notes = list(self._notes())
         eps_v = self.epsilon_vote
-        private = self.variant == "corrected" and g_svdd.private and eps_v is not None
+        private = self.variant == "corrected" and math.isfinite(g_svdd.epsilon) and eps_v is not None
         if self.variant == "paper":
             why = ("the equilibrium points are reached from the training points without noise and only occupied cells are "
                    "labelled (ERRATA P3); the votes add Laplace(1/eps_vote) per count, 2 eps_vote-DP under replacement (P4)")
             notes.append(why)
         elif eps_v is None:
             notes.append("epsilon_vote=None: the votes are released without noise")
-        if not g_svdd.private:
+        if not math.isfinite(g_svdd.epsilon):
             notes.append("the SVDD centre is released without noise (epsilon_svdd=None)")
         eps = g_svdd.epsilon + float(eps_v) if private else math.inf
         return Guarantee(

@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dpkernels._validation import (
     DEFAULT_DATA_NORM,
@@ -53,6 +53,7 @@ from dpkernels._validation import (
     check_row_norms,
     noise_dominance,
     public_bound,
+    validate_data,
 )
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity, theorem_10_noise_scale
 from dpkernels.losses import make_loss

@@ -38,9 +38,9 @@ def real_data(name: str, n_train: int, n_test: int, random_state: int = 0) -> tu
     """A seeded split of Adult (45,222 x 105) or of KDDCup99's 10% file (DoS task, 118 columns), Chaudhuri et al.'s
     preprocessing (rows of norm <= 1).  Raises :class:`dpkernels.datasets.DatasetUnavailable` without the KDD file."""
     if name == "adult":
-        ds = load_adult()
+        ds = load_adult(preprocess="chaudhuri")  # the paper's preprocessing (reads the rows' column maxima)
     elif name == "kddcup99":
-        ds = load_kddcup99(target="dos", subsample=n_train + n_test, random_state=random_state)
+        ds = load_kddcup99(target="dos", subsample=n_train + n_test, random_state=random_state, preprocess="chaudhuri")
     else:
         raise ValueError(f"unknown data set {name!r}")
     rng = np.random.default_rng(random_state)

@@ -157,7 +157,7 @@ def adult_privacy_utility(epsilons: Sequence[float], d_hats: Sequence[int], seed
     :class:`PrivateSVM` (one non-private solve, default lattice noise), then ``n_draws`` releases per epsilon.  The
     non-private RFF SVM and the majority-class classifier are the baselines.
     """
-    data = load_adult()
+    data = load_adult(preprocess="chaudhuri")  # the paper's preprocessing (reads the rows' column maxima)
     rng = np.random.default_rng(random_state)
     idx = rng.permutation(data.n_samples)
     if n_rows is not None:
