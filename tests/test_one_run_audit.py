@@ -15,7 +15,7 @@ The factor is the smallest misstatement the design detects at one run (chosen on
 the first).  It is large where the noise is calibrated to a worst case that a single canary cannot reach: the L2
 noise of Chaudhuri et al. spreads over d coordinates (per canary ~ epsilon / sqrt(d)); Rubinstein et al.'s and
 Park's Laplace noise is calibrated to an L1 bound sqrt(F) times the L2 one.  Gaussian mechanisms (Hall et al.,
-Bassily et al.) are audited nearly tightly.  ExponentialMarginClassifier releases one point of a cover of a space
+Bassily et al., :func:`dpkernels.gaussian_mechanism`) are audited nearly tightly.  ExponentialMarginClassifier releases one point of a cover of a space
 of at most 3 dimensions: no design gives the one-run audit power there (see its test).
 
 Designs:
@@ -141,6 +141,27 @@ DESIGNS: dict[str, Design] = {
                                                 random_state=0), 200, 200,
         lambda est, P: est.svdd_.score_samples(P), labels=np.arange(200) % 3),
 }
+
+
+class GaussianMean:
+    """:func:`dpkernels.gaussian_mechanism` on the mean of the rows (rows in the unit ball: replace-one sensitivity
+    2 / n), as an estimator (``fit`` releases, ``decision_function`` reads the released vector at unit rows)."""
+
+    def __init__(self, epsilon: float) -> None:
+        self.epsilon = epsilon
+
+    def fit(self, X: Array, y: Array) -> "GaussianMean":
+        Z = X * y[:, None]  # the rows y_i x_i, in the unit ball
+        out = dk.gaussian_mechanism(Z.mean(axis=0), epsilon=self.epsilon, delta=1e-5, sensitivity=2.0 / len(Z),
+                                    random_state=np.random.default_rng(0))
+        self.value_, self.guarantee_ = out.value, out.guarantee
+        return self
+
+    def decision_function(self, X: Array) -> Array:
+        return X @ self.value_
+
+
+DESIGNS["gaussian_mechanism"] = coordinates(GaussianMean, M, 10)
 DESIGNS["PrivateKernelMarginClassifier"] = Design(
     400, lambda e: dk.PrivateKernelMarginClassifier(epsilon=e, rho=1.0, n_frequencies=800, n_components=3200, n_iter=1,
                                                     sigma=0.5, random_state=0),
@@ -162,9 +183,11 @@ def canaries(m: int, seed: int = CANARY_SEED) -> Array:
 
 
 def test_every_exported_estimator_has_a_design():
+    """Every estimator of dpkernels.testing and the Gaussian mechanism; GaussianProcessRelease is the curator behind
+    PrivateKDE and PrivateKernelMachine (audited through them)."""
     from dpkernels.testing import check_configurations
 
-    exported = {type(est).__name__ for est in check_configurations()}
+    exported = {type(est).__name__ for est in check_configurations()} | {"gaussian_mechanism"}
     assert exported - set(DESIGNS) == {"ExponentialMarginClassifier"}  # audited by its own test below
     assert set(DESIGNS) <= exported
 
