@@ -8,15 +8,16 @@ one score per canary from the release only; guesses on the highest and lowest sc
 * the audit: the estimator at its claimed level; its (1 - beta)-confidence lower bound must not exceed
   ``guarantee_.epsilon`` (with ``guarantee_.delta`` in the bound);
 * the control: the same design and estimator with its noise scaled down, i.e. an estimator whose epsilon is
-  deliberately misstated: it runs at ``FACTOR`` times the claimed epsilon while the claim (epsilon and delta of the
-  honest fit) is kept; the audit must then report a lower bound above that claim.
+  deliberately misstated: it runs at ``Design.factor`` times the claimed epsilon while the claim (epsilon and delta
+  of the honest fit) is kept; the audit must then report a lower bound above that claim.
 
 The factor is the smallest misstatement the design detects at one run (chosen on three canary draws, the test uses
 the first).  It is large where the noise is calibrated to a worst case that a single canary cannot reach: the L2
 noise of Chaudhuri et al. spreads over d coordinates (per canary ~ epsilon / sqrt(d)); Rubinstein et al.'s and
 Park's Laplace noise is calibrated to an L1 bound sqrt(F) times the L2 one.  Gaussian mechanisms (Hall et al.,
-Bassily et al., :func:`dpkernels.gaussian_mechanism`) are audited nearly tightly.  ExponentialMarginClassifier releases one point of a cover of a space
-of at most 3 dimensions: no design gives the one-run audit power there (see its test).
+Bassily et al., :func:`dpkernels.gaussian_mechanism`) are audited nearly tightly.  ExponentialMarginClassifier
+releases one point of a cover of a space of at most 3 dimensions: no design that scores canaries by the released
+classifier gives the one-run audit power against a claim of 1 there (see its test).
 
 Designs:
 
@@ -204,11 +205,13 @@ def test_one_run_audit_of_the_whole_fit(name):
 
 
 def test_exponential_margin_classifier_audit_holds_and_no_design_has_power():
-    """Algorithm 1 releases one point of a cover of B^k(2 Lambda), k <= 3.  A k-dimensional homogeneous linear
-    classifier fits every labelling of at most k canaries, and the one-run bound needs at least 5 right guesses
-    of independent canaries for any positive value at beta = 0.05 (0.5^4 > 0.05); so the audit holds but cannot
-    show power: even noiseless (epsilon = 1e4, the exact argmin of the margin errors) it stays at 0.  Checked here
-    with canaries in general position in R^3."""
+    """Algorithm 1 releases one point of a cover of B^k(2 Lambda), k <= 3.  Guesses read off the released classifier
+    (the signs of its scores, as every design here) form a labelling that a homogeneous halfspace of R^3 realises:
+    at most 2 (1 + (r - 1) + (r - 1)(r - 2) / 2) of the 2^r labellings of r canaries, while a one-run bound above 1
+    needs nearly all of r >= 10 guesses right (10 of 10: 92 of 1,024 labellings realisable; 19 of 20: at most
+    21 x 382 of 2^20).  So even a noiseless release refutes a claim of 1 with probability below 10% in such a
+    design: the audit holds (checked) but has no power there; noiseless (epsilon = 1e4, the exact argmin of the
+    margin errors) it stays at 0 on canaries in general position in R^3 (checked, 6 and 40 canaries)."""
     rng = np.random.default_rng(7)
     for m in (6, 40):
         U = rng.normal(size=(m, 3))
