@@ -73,8 +73,8 @@ def test_delta_lowers_the_bound_and_zero_delta_is_the_pure_dp_bound():
 def test_one_run_bound_is_valid_and_near_tight_for_randomized_response():
     """m canaries through randomized response at eps0 (each O_i = S_i with probability e^eps0 / (1 + e^eps0), exactly
     eps0-DP in every coordinate of S): over 300 runs the 95% bound exceeds eps0 in at most 10% of them (expected
-    <= 5%; the test's false-alarm rate is < 1e-3), and its median is within 0.15 of eps0 (Theorem 3.1 is tight for
-    randomized response)."""
+    <= 5%; the test's false-alarm rate is < 1e-3), and its median is within 0.15 of eps0 (the Binomial domination is
+    tight for randomized response)."""
     from dpkernels.audit import one_run_epsilon_lower_bound
 
     rng = np.random.default_rng(3)

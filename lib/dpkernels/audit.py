@@ -20,8 +20,8 @@ are each put into the data independently with probability 1/2 (S_i = +1) or left
 runs once, and the auditor guesses S_i from a score of the output: +1 for the ``k_positive`` highest scores, -1 for
 the ``k_negative`` lowest, and abstains on the rest (:func:`one_run_guesses`).  Viewed as a function of S, an
 (epsilon, delta)-DP mechanism is (epsilon, delta)-DP in each coordinate of S, so the number W of correct guesses
-among r is stochastically dominated by Binomial(r, e^eps / (1 + e^eps)) when delta = 0 (their Theorem 3.1), and for
-delta > 0 obeys P[W >= v] <= P[Binomial(r, q) >= v] + 2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i
+among r is stochastically dominated by Binomial(r, e^eps / (1 + e^eps)) when delta = 0 (their main theorem), and
+for delta > 0 obeys P[W >= v] <= P[Binomial(r, q) >= v] + 2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i
 (the bound their Appendix D computes, :func:`one_run_p_value`).  The largest epsilon that a count v still rejects at
 level beta is the (1 - beta)-confidence lower bound (:func:`one_run_epsilon_lower_bound`).  The paper's inclusion
 is add/remove; under the replace-one relation of this package a canary left out is replaced by its own
@@ -325,9 +325,10 @@ def _check_counts(m: int, r: int, v: int) -> tuple[int, int, int]:
 def one_run_p_value(epsilon: float, m: int, r: int, v: int, delta: float = 0.0) -> float:
     """The p-value of ``v`` correct guesses among ``r`` (``m`` canaries) under the null "(epsilon, delta)-DP".
 
-    Steinke, Nasr and Jagielski (2023): for delta = 0, W is dominated by Binomial(r, q), q = e^eps / (1 + e^eps)
-    (Theorem 3.1), so the p-value is P[Binomial(r, q) >= v]; for delta > 0 their approximate-DP bound (as computed in
-    their Appendix D) adds 2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i.
+    Steinke, Nasr and Jagielski (2023, arXiv:2305.08846): for delta = 0, W is dominated by Binomial(r, q),
+    q = e^eps / (1 + e^eps) (their main theorem), so the p-value is P[Binomial(r, q) >= v]; for delta > 0 their
+    approximate-DP bound (as computed in their Appendix D) adds
+    2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i.
 
     Parameters
     ----------
