@@ -14,6 +14,18 @@ jointly 1 - alpha) on both probabilities, and the threshold picked on a separate
 ``epsilon_lb = log(p_lower / q_upper)`` is a (1 - alpha)-confidence lower bound on the true epsilon.
 A bound above the claimed epsilon refutes the claim; a bound below it is consistent with it and
 shows how close the claim is to tight.
+
+One-run audit (Steinke, Nasr and Jagielski, "Privacy auditing with one (1) training run", NeurIPS 2023).  m canaries
+are each put into the data independently with probability 1/2 (S_i = +1) or left out (S_i = -1), the mechanism
+runs once, and the auditor guesses S_i from a score of the output: +1 for the ``k_positive`` highest scores, -1 for
+the ``k_negative`` lowest, and abstains on the rest (:func:`one_run_guesses`).  Viewed as a function of S, an
+(epsilon, delta)-DP mechanism is (epsilon, delta)-DP in each coordinate of S, so the number W of correct guesses
+among r is stochastically dominated by Binomial(r, e^eps / (1 + e^eps)) when delta = 0 (their main theorem), and
+for delta > 0 obeys P[W >= v] <= P[Binomial(r, q) >= v] + 2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i
+(the bound their Appendix D computes, :func:`one_run_p_value`).  The largest epsilon that a count v still rejects at
+level beta is the (1 - beta)-confidence lower bound (:func:`one_run_epsilon_lower_bound`).  The paper's inclusion
+is add/remove; under the replace-one relation of this package a canary left out is replaced by its own
+"absent" row (D always has n rows), and flipping S_i is a replace-one change: the same domination holds.
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from joblib import Parallel, delayed
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.stats import beta as beta_dist
 
@@ -41,6 +53,11 @@ __all__ = [
     "replace_row",
     "laplace_float_reachable",
     "reachability_statistic",
+    "one_run_p_value",
+    "one_run_epsilon_lower_bound",
+    "one_run_guesses",
+    "OneRunAudit",
+    "one_run_audit",
 ]
 
 Array = NDArray[np.float64]
@@ -293,3 +310,202 @@ def reachability_statistic(outputs: Array, center_d: Array, center_dprime: Array
     :func:`epsilon_lower_bound` (large values favour D)."""
     return (laplace_float_reachable(outputs, center_d, scale).astype(np.float64)
             - laplace_float_reachable(outputs, center_dprime, scale).astype(np.float64))
+
+
+# ----------------------------------------------------------------------------------------------
+# the one-run audit (Steinke, Nasr and Jagielski 2023)
+# ----------------------------------------------------------------------------------------------
+def _check_counts(m: int, r: int, v: int) -> tuple[int, int, int]:
+    m, r, v = int(m), int(r), int(v)
+    if not 0 <= v <= r <= m or m < 1:
+        raise ValueError(f"need 0 <= v <= r <= m and m >= 1, got m={m}, r={r}, v={v}")
+    return m, r, v
+
+
+def one_run_p_value(epsilon: float, m: int, r: int, v: int, delta: float = 0.0) -> float:
+    """The p-value of ``v`` correct guesses among ``r`` (``m`` canaries) under the null "(epsilon, delta)-DP".
+
+    Steinke, Nasr and Jagielski (2023, arXiv:2305.08846): for delta = 0, W is dominated by Binomial(r, q),
+    q = e^eps / (1 + e^eps) (their main theorem), so the p-value is P[Binomial(r, q) >= v]; for delta > 0 their
+    approximate-DP bound (as computed in their Appendix D) adds
+    2 m delta max_{1<=i<=v} P[v - i <= Binomial(r, q) < v] / i.
+
+    Parameters
+    ----------
+    epsilon : float
+        The null hypothesis' epsilon (>= 0).
+    m : int
+        The number of canaries (each included independently with probability 1/2).
+    r : int
+        The number of guesses (abstentions excluded).
+    v : int
+        The number of correct guesses.
+    delta : float, default=0.0
+        The null hypothesis' delta, in [0, 1].
+
+    Returns
+    -------
+    float
+        min(1, the bound on P[W >= v]).
+
+    Examples
+    --------
+    >>> from dpkernels.audit import one_run_p_value
+    >>> round(one_run_p_value(0.0, m=10, r=10, v=10), 6)  # ten coin flips all right
+    0.000977
+    >>> one_run_p_value(1.0, 100, 20, 20, delta=1e-5) > one_run_p_value(1.0, 100, 20, 20)
+    True
+    """
+    from scipy.stats import binom
+
+    m, r, v = _check_counts(m, r, v)
+    if not float(epsilon) >= 0.0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    if not 0.0 <= float(delta) <= 1.0:
+        raise ValueError(f"delta must lie in [0, 1], got {delta!r}")
+    q = 1.0 / (1.0 + math.exp(-float(epsilon)))
+    tail = float(binom.sf(v - 1, r, q))
+    if delta == 0.0 or v == 0:
+        return min(1.0, tail)
+    below = binom.pmf(np.arange(v - 1, -1, -1), r, q)  # P[Bin = v - 1], P[Bin = v - 2], ..., P[Bin = 0]
+    alpha = float(np.max(np.cumsum(below) / np.arange(1, v + 1)))
+    return min(1.0, tail + 2.0 * m * float(delta) * alpha)
+
+
+def one_run_epsilon_lower_bound(m: int, r: int, v: int, delta: float = 0.0, beta: float = 0.05,
+                                tol: float = 1e-6) -> float:
+    """The (1 - beta)-confidence lower bound on epsilon from ``v`` correct guesses among ``r``: the largest epsilon
+    whose null :func:`one_run_p_value` rejects at level ``beta`` (0 when even epsilon = 0 is not rejected).
+
+    The p-value grows with epsilon, so the bound is found by bisection to within ``tol``, from below (the returned
+    value is still rejected).
+
+    Parameters
+    ----------
+    m, r, v : int
+        Canaries, guesses and correct guesses (:func:`one_run_p_value`).
+    delta : float, default=0.0
+        The delta of the claim being audited.
+    beta : float, default=0.05
+        The significance level.
+    tol : float, default=1e-6
+        The bisection's resolution.
+
+    Returns
+    -------
+    float
+        The lower bound (>= 0).
+
+    Examples
+    --------
+    >>> from dpkernels.audit import one_run_epsilon_lower_bound
+    >>> round(one_run_epsilon_lower_bound(100, 20, 20), 3)  # 20 guesses, all right
+    1.823
+    >>> one_run_epsilon_lower_bound(100, 20, 10)  # chance level
+    0.0
+    """
+    check_probability(beta, "beta")
+    m, r, v = _check_counts(m, r, v)
+    if one_run_p_value(0.0, m, r, v, delta) >= beta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while one_run_p_value(hi, m, r, v, delta) < beta:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        if one_run_p_value(mid, m, r, v, delta) < beta:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def one_run_guesses(scores: ArrayLike, k_positive: int, k_negative: int) -> NDArray[np.int8]:
+    """The auditor's guesses from per-canary scores: +1 ("included") for the ``k_positive`` highest, -1 for the
+    ``k_negative`` lowest, 0 (abstain) for the rest; ties are broken by position, never by the data.
+
+    Examples
+    --------
+    >>> from dpkernels.audit import one_run_guesses
+    >>> one_run_guesses([0.3, -2.0, 5.0, 0.1], 1, 1).tolist()
+    [0, -1, 1, 0]
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    kp, kn = int(k_positive), int(k_negative)
+    if kp < 0 or kn < 0 or kp + kn > s.size:
+        raise ValueError(f"need 0 <= k_positive + k_negative <= {s.size}, got {kp} and {kn}")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores must be finite")
+    order = np.argsort(s, kind="stable")
+    out = np.zeros(s.size, dtype=np.int8)
+    out[order[:kn]] = -1
+    if kp:
+        out[order[s.size - kp:]] = 1
+    return out
+
+
+@dataclass
+class OneRunAudit:
+    """Outcome of :func:`one_run_audit`."""
+
+    epsilon_lb: float  #: the (1 - beta)-confidence lower bound (the best over the guess counts, Bonferroni-corrected)
+    m: int  #: canaries
+    guesses: int  #: r of the best guess count
+    correct: int  #: v of the best guess count
+    delta: float
+    beta: float
+    k: tuple[int, int]  #: (k_positive, k_negative) of the best guess count
+    per_k: dict[tuple[int, int], tuple[int, int, float]] = field(default_factory=dict)  #: k -> (r, v, bound)
+
+
+def one_run_audit(scores: ArrayLike, included: ArrayLike, *, delta: float = 0.0, beta: float = 0.05,
+                  guess_counts: Sequence[tuple[int, int]] = ((10, 10),)) -> OneRunAudit:
+    """Lower-bound epsilon from one run: the canaries' scores and which canaries were included.
+
+    For each (k_positive, k_negative) of ``guess_counts`` (fixed before the run), the guesses of
+    :func:`one_run_guesses` are scored against ``included`` and turned into a lower bound at level
+    beta / len(guess_counts) (Bonferroni over the guess counts, so the best of them holds at level beta).
+
+    Parameters
+    ----------
+    scores : array-like of shape (m,)
+        One score per canary, computed from the mechanism's output only (higher: more likely included).
+    included : array-like of bool, shape (m,)
+        S_i = +1 (True) where canary i was put into the data, each independently with probability 1/2.
+    delta : float, default=0.0
+        The delta of the claim being audited.
+    beta : float, default=0.05
+        The significance level.
+    guess_counts : sequence of (int, int), default=((10, 10),)
+        The guess counts to try.
+
+    Returns
+    -------
+    OneRunAudit
+        The lower bound and the counts it came from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.audit import one_run_audit
+    >>> S = np.random.default_rng(0).random(200) < 0.5
+    >>> one_run_audit(np.where(S, 1.0, -1.0), S, guess_counts=[(20, 20)]).epsilon_lb > 2  # a blatant leak
+    True
+    """
+    inc = np.asarray(included, dtype=bool).ravel()
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    if s.shape != inc.shape:
+        raise ValueError(f"scores and included must have the same length, got {s.shape} and {inc.shape}")
+    counts = [(int(a), int(b)) for a, b in guess_counts]
+    if not counts:
+        raise ValueError("guess_counts must not be empty")
+    level = check_probability(beta, "beta") / len(counts)
+    truth = np.where(inc, 1, -1)
+    per_k: dict[tuple[int, int], tuple[int, int, float]] = {}
+    for k in counts:
+        T = one_run_guesses(s, *k)
+        r, v = int(np.count_nonzero(T)), int(np.count_nonzero(T == truth))
+        per_k[k] = (r, v, one_run_epsilon_lower_bound(s.size, r, v, delta, level))
+    best = max(counts, key=lambda k: per_k[k][2])
+    r, v, lb = per_k[best]
+    return OneRunAudit(lb, s.size, r, v, float(delta), float(beta), best, per_k)
