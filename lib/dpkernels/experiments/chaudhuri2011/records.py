@@ -87,7 +87,7 @@ def published_comparison(paired: pd.DataFrame) -> Tally:
     keys = [c for c in paired.columns if c not in ("published", "reproduced", "se_reproduced", "se_published", "z", "class")]
     worst = ", ".join(f"{c}={paired.iloc[k][c]}" for c in keys if c != "dataset")
     agree = int((cls == "agrees").sum())
-    explained = int(cls.str.startswith("differs, explained").sum())
+    explained = int(cls.str.startswith(verdicts.CONSISTENT).sum())
     unexplained = int((cls == "differs, unexplained").sum())
     return Tally(len(paired), agree, explained, unexplained, len(paired) - agree - explained - unexplained,
                  float(paired["z"].iloc[k]), worst)

@@ -179,9 +179,9 @@ def table_outcome(cmp: pd.DataFrame) -> Outcome:
     (explained or not: an explanation says why, it is not a reproduction), inconclusive otherwise (too noisy).  Inputs
     and numbers that are not comparable are left out."""
     cls = cmp["class"].str.replace(r" \(.*", "", regex=True)
-    cls = cls[~cls.isin(["input", "not comparable"])]
+    cls = cls[~cls.isin(["input", "not comparable", "fitted"])]
     counts = cls.value_counts()
-    n_diff = int(counts.get("differs, explained", 0) + counts.get("differs, unexplained", 0))
+    n_diff = int(sum(v for k, v in counts.items() if k.startswith("consistent with")) + counts.get("differs, unexplained", 0))
     status = "violated" if n_diff else ("holds" if len(cls) and bool((cls == "agrees").all()) else "inconclusive")
     text = ", ".join(f"{k} {int(v)}" for k, v in counts.items())
     return Outcome(status, f"holds if all {len(cls)} compared numbers agree, violated if one differs: {text}",
