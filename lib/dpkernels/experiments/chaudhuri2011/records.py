@@ -68,9 +68,9 @@ class Tally:
     def outcome(self) -> Outcome:
         """holds when every published number agrees or differs with an accepted explanation, violated when one
         differs without one, inconclusive when none does but some comparison could not tell (or nothing paired)."""
-        crit = (f"{self.paired} paired: {self.agree} agree, {self.explained} differ with an accepted explanation, "
-                f"{self.unexplained} differ without one, {self.other} other (too noisy, not comparable or inputs); "
-                f"largest |z| = {abs(self.largest_z):.1f} ({self.worst})")
+        crit = (f"{self.paired} paired: {self.agree} agree, {self.explained} consistent with an accepted hypothesis, "
+                f"{self.unexplained} differ without one, {self.other} other (too noisy, fitted, not comparable or inputs); "
+                f"largest |t| = {abs(self.largest_z):.1f} ({self.worst})")
         if self.paired == 0:
             return Outcome("inconclusive", "no published number paired with a reproduction")
         return Outcome(verdicts.verdict(self.unexplained == 0 and self.other == 0, self.unexplained > 0), crit,
@@ -84,7 +84,7 @@ def published_comparison(paired: pd.DataFrame) -> Tally:
     cls = paired["class"].astype(str)
     z = np.abs(paired["z"].to_numpy(dtype=float))
     k = int(np.nanargmax(np.where(np.isfinite(z), z, -1.0))) if np.isfinite(z).any() else 0
-    keys = [c for c in paired.columns if c not in ("published", "reproduced", "se_reproduced", "se_published", "z", "class")]
+    keys = list(paired.columns[: list(paired.columns).index("published")])
     worst = ", ".join(f"{c}={paired.iloc[k][c]}" for c in keys if c != "dataset")
     agree = int((cls == "agrees").sum())
     explained = int(cls.str.startswith(verdicts.CONSISTENT).sum())
@@ -240,8 +240,9 @@ def record_published(checks: Checks, claim: str, frame: pd.DataFrame, id: str, d
     candidate, an explanation only where ``hypotheses`` (the rows of ``hypotheses.csv``) accepts it for the row's
     data set."""
     t = published_comparison(compare_table(frame, hypotheses))
-    return checks.record(claim, "published numbers that differ from ours by more than 3 standard errors of the "
-                         "difference without an accepted explanation", t.outcome(), kind="measured", bound=0,
+    return checks.record(claim, "published numbers that differ from ours (t of the difference beyond its cut at 0.0027 "
+                         "two-sided, our folds - 1 degrees of freedom) without an accepted explanation", t.outcome(),
+                         kind="measured", bound=0,
                          measured=t.unexplained, id=id, detail=RUNS_ASSUMPTION + (f"; {detail}" if detail else ""))
 
 
@@ -324,15 +325,18 @@ def record_learning_curves(checks: Checks, lc: pd.DataFrame, epsilon: float = 0.
 
 
 def comparison_view(frame: pd.DataFrame, hypotheses: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Published next to reproduced for a notebook: ours +- its standard error, z of the difference and the class
-    (an explanation only where ``hypotheses`` accepts it for the row's data set)."""
+    """Published next to reproduced for a notebook: ours +- its standard error, t of the difference with its degrees
+    of freedom, the power against the minimum effect and the class (an explanation only where ``hypotheses`` accepts
+    it for the row's data set)."""
     c = compare_table(frame, hypotheses)
-    keys = [k for k in c.columns if k not in ("published", "reproduced", "se_reproduced", "se_published", "z", "class", "dataset")]
+    keys = [k for k in c.columns[: list(c.columns).index("published")] if k != "dataset"]
     out = c[keys].copy()
     out["published"] = c["published"].round(4)
     out["ours"] = c["reproduced"].round(4)
     out["se"] = c["se_reproduced"].round(4)
-    out["z"] = c["z"].round(1)
+    out["t"] = c["z"].round(1)
+    out["df"] = c["df"]
+    out["power"] = c["power"].round(2)
     out["class"] = c["class"]
     return out
 
