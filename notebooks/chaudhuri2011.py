@@ -506,9 +506,9 @@ if kdd_text is not None:
 if kdd_text is not None:
     readings = E.readings_table(ranking, reading_frames, lc_grid, protocols)
     readings.to_csv(OUT / "kdd_readings.csv", index=False)
-    unexplained = sum(E.published_comparison(compare_table(f, tested)).unexplained
-                      for f in (tables["kddcup99"], figures["kddcup99"], lc_frame))
-    hypotheses.append(E.readings_hypothesis(readings, unexplained))
+    kdd_classes = pd.concat([compare_table(f, tested)["class"] for f in (tables["kddcup99"], figures["kddcup99"], lc_frame)])
+    hypotheses.append(E.readings_hypothesis(readings, int((kdd_classes == "differs, unexplained").sum()),
+                                            int((kdd_classes == "inconclusive (too noisy)").sum())))
     display(readings.drop(columns="protocol").round(1))
 E.write_hypotheses(hypotheses, OUT)
 pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)[["hypothesis", "dataset", "statistic", "accepted"]]

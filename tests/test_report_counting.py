@@ -219,3 +219,16 @@ def test_totals_are_recomputed_from_the_committed_csvs():
         for k, (paired_n, agree_n) in kinds.items():
             if f"paired {k}" in tot.columns:
                 assert (tot.loc[paper, f"paired {k}"], tot.loc[paper, f"agree {k}"]) == (paired_n, agree_n), (paper, k)
+
+
+def test_a_confirmed_upper_bound_states_how_loose_it_is():
+    c = Checks("demo")
+    loose = c.at_most("Lemma", "a bound 100x above the measurement", kind="measured", bound=1.0, measured=0.01)
+    assert "measured / bound = 0.01" in loose.detail and "loose: 100x" in loose.detail
+    tight = c.at_most("Lemma", "a bound met closely", kind="measured", bound=1.0, measured=0.9)
+    assert tight.detail == "measured / bound = 0.9"
+    # no note on a violation, on a lower bound, on our own constructs, or where the row states its own strength
+    assert c.at_most("Lemma", "violated", kind="measured", bound=1.0, measured=2.0).detail == ""
+    assert c.at_least("Lemma", "lower", kind="measured", bound=1.0, measured=2.0).detail == ""
+    assert c.at_most("Ours", "ours", kind="consistency", bound=1.0, measured=0.01).detail == ""
+    assert "measured / bound" not in c.at_most("Audit", "x", kind="measured", bound=1.0, measured=0.2, detail="strength: y").detail

@@ -225,6 +225,7 @@ class Checks:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         rid = id or f"{_slug(claim)}-{hashlib.sha1(check.encode()).hexdigest()[:6]}"
+        detail = detail + _slack(status, kind, bound, measured, detail)
         self.rows = [r for r in self.rows if r["id"] != rid and not (r["claim"] == claim and r["check"] == check)]
         row = {"paper": self.paper, "id": rid, "claim": claim, "check": check, "kind": kind, "bound": _fmt(bound),
                "measured": _fmt(measured), "status": status, "detail": detail}
@@ -293,6 +294,25 @@ class Checks:
             raise ValueError(f"duplicate check ids: {dup}")
         self.frame().to_csv(path, index=False)
         return path
+
+
+def _slack(status: str, kind: str, bound: object, measured: object, detail: str) -> str:
+    """How loose a confirmed upper bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
+    bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound, and, when it is below
+    1/2, a note that the check could only have failed by a violation of bound / measured times what was measured."""
+    if status != "holds" or kind not in ("measured", "analytic") or "measured / bound" in detail or "strength:" in detail:
+        return ""
+    try:
+        b, m = float(bound), float(measured)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    if not (np.isfinite(b) and np.isfinite(m)) or b <= 0 or not 0 <= m <= b:
+        return ""
+    r = m / b
+    note = (f" (loose: {1 / r:.3g}x; the check could only fail if the truth were that far beyond what was measured)"
+            if 0 < r < 0.5 else " (nothing observed against the bound: the criterion says what the check could detect)"
+            if r == 0 else "")
+    return f"{'; ' if detail else ''}measured / bound = {r:.3g}{note}"
 
 
 def check_counts(checks: pd.DataFrame) -> dict[str, int]:
