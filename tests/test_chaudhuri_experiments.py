@@ -241,6 +241,21 @@ def test_c5_is_a_joint_test_with_its_false_acceptance_measured():
     assert E.table_frame("kddcup99", None, ex).errata.isna().all()
 
 
+def test_c5_rejects_one_cell_far_off_even_among_noisier_cells():
+    # a low-variance cell 20 of its sds away among cells 50x noisier: the joint test must see it (shrinking the raw
+    # covariance towards its mean variance hid it: the failing case of the first version)
+    sh = _shared([0.5], k=27)
+    means = sh.attrs["set_means"].copy()
+    means[:, 1:] = 0.5 + (means[:, 1:] - 0.5) * 70
+    sh.attrs["set_means"] = means
+    sh["mean_shared"], sh["sd_shared"] = means.mean(axis=0), means.std(axis=0, ddof=1)
+    sh.loc[0, "published"] = sh.loc[0, "mean_shared"] + 20 * sh.loc[0, "sd_shared"]
+    sh.loc[1:, "published"] = sh.loc[1:, "mean_shared"]
+    sh["z_shared"] = (sh.published - sh.mean_shared) / sh.sd_shared
+    r = E.shared_draws_hypothesis(sh, "kddcup99")
+    assert not r["accepted"] and r["statistic"] < E.ALPHA_HYPOTHESIS and r["false_acceptance"] < 0.05
+
+
 def test_c5_without_power_is_not_accepted():
     # deviations too small to tell a shared effect from random signs: not rejected, but the false-acceptance rate is
     # high, so the hypothesis is not accepted as an explanation

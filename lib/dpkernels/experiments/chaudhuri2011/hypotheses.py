@@ -101,7 +101,8 @@ def shared_draws_joint_test(published: Array, set_means: Array, *, n_sim: int = 
     sets of noise directions (rows: sets, columns: cells), the law of the paper's means under C5; ``published``: the
     paper's numbers of those cells.
 
-    Statistic: T = (p - m)' S^-1 (p - m), m and S the mean and Ledoit-Wolf covariance of the sets.  Its law under C5
+    Statistic: T = z' R^-1 z, z the published numbers' deviations from the sets' mean in units of each cell's sd and R
+    the Ledoit-Wolf estimate of the sets' correlation.  Its law under C5
     is simulated with the sets' estimation included (each replicate draws as many sets and one published vector from
     N(m, S), re-estimates, computes T): p-value = share of replicates with T above the published one; C5 is rejected
     when it is below ``alpha``.  False acceptance: the same replicates with the published vector replaced by m plus the
@@ -115,12 +116,16 @@ def shared_draws_joint_test(published: Array, set_means: Array, *, n_sim: int = 
     rng = np.random.default_rng([random_state, 5])
 
     def stats_of(xs: Array, sets: Array) -> Array:
-        """T of each row of ``xs`` against the law estimated from ``sets`` (one Ledoit-Wolf fit)."""
-        dev = np.atleast_2d(xs) - sets.mean(axis=0)
-        cov = ledoit_wolf(sets)[0]
-        return np.einsum("ij,ij->i", dev, np.linalg.solve(cov, dev.T).T)
+        """T of each row of ``xs`` against the law estimated from ``sets``: deviations in units of each cell's sd, and
+        one Ledoit-Wolf fit of the standardised sets (shrinkage towards the identity on the correlation scale: shrinking
+        the raw covariance towards its mean variance would let a cell of small variance hide a large deviation)."""
+        mu, sd = sets.mean(axis=0), sets.std(axis=0, ddof=1)
+        dev = (np.atleast_2d(xs) - mu) / sd
+        corr = ledoit_wolf((sets - mu) / sd)[0]
+        return np.einsum("ij,ij->i", dev, np.linalg.solve(corr, dev.T).T)
 
-    m, S = M.mean(axis=0), ledoit_wolf(M)[0]
+    m, sd = M.mean(axis=0), M.std(axis=0, ddof=1)
+    S = ledoit_wolf((M - m) / sd)[0] * np.outer(sd, sd)  # the cells' own variances, the shrunk correlation
     t_pub = float(stats_of(P, M)[0])
     L = np.linalg.cholesky(S + 1e-15 * np.trace(S) / k * np.eye(k))
     dev = np.abs(P - m)
