@@ -664,7 +664,7 @@ def build_report(root: Path | None = None) -> Path:
         head += ["### Checks: verdicts per kind\n", _md_table(short),
                  "### Published numbers: classes\n",
                  _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), "published numbers not reproduced"]]),
-                 "### Informative agreements per kind of number (agree / paired; fitted numbers are not agreements)\n",
+                 "### Informative agreements per kind of number (agree / paired; the paired count includes fitted numbers, never agreements)\n",
                  _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
                                                                       for k in NUMBER_KINDS}}))]
         m = {st: int(tot[f"measured {st}"].sum()) for st in STATUSES}
