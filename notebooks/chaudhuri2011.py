@@ -306,12 +306,31 @@ protocols
 # releases such a classifier with probability 0.  Tested under the chosen reading's task.  **Table 1's objective LR
 # at 0.8248 (C3)** is worse than both constant classifiers (0.25 and 0.75); we have no hypothesis for it.
 
+#
+# **Every hypothesis is registered before it is run** (`registry.yaml` of `dpkernels.experiments.chaudhuri2011`: its
+# cell family, scope, test and the alternative its power is measured against); those not run are listed with the
+# reason and leave their numbers unexplained.  Searching many hypotheses invites false explanations, so a hypothesis
+# is accepted only when its own (joint) test does not reject it at 0.05 *and* its false-acceptance rate on data
+# simulated without its effect is at most 0.2 / m, m the hypotheses registered for its family (Bonferroni: at most a
+# 0.2 chance that a family gets any false explanation).  C5's test is joint (one shared set of directions moves every
+# output cell together): the Mahalanobis distance of the published output numbers from the shared-draw law, with
+# its p-value by a parametric bootstrap, and its false acceptance measured on the same deviations with random signs.
+# **C10 (the task).**  The text says "denial of service"; the rule chose attack against normal traffic.  The paper's
+# own class-balance numbers (Table 2's 0.2084, and the printed 0.20 and 0.19 for one quantity) are tested against
+# both tasks' minority shares.
+
 # %%
+display(E.registry_table())
 shared = {name: E.shared_draws_output(data, solutions[name], P["shared_sets"], P["table_runs"], random_state=seed)
           for name, data in (("adult", adult), ("kddcup99", kdd if kdd_text is not None else None)) if data is not None}
-hypotheses += [E.shared_draws_hypothesis(sh, name) for name, sh in shared.items()]
+hypotheses += [E.shared_draws_hypothesis(sh, name, E.family_size("C5"), random_state=seed) for name, sh in shared.items()]
 if kdd_text is not None:
-    hypotheses.append(E.constant_classifier_hypothesis(chosen.task))
+    np_obj = runs["kddcup99"][(runs["kddcup99"].loss == "logistic") & (runs["kddcup99"].method == "objective")
+                              & np.isclose(runs["kddcup99"].log10_Lambda, -9) & np.isclose(runs["kddcup99"].epsilon, 0.1)]
+    fm = np_obj.groupby("fold").error.mean()
+    se_obj = float(fm.std(ddof=1) * np.sqrt(1 / len(fm) + 1 / 10)) if len(fm) > 1 else float("nan")
+    hypotheses.append(E.constant_classifier_hypothesis(chosen.task, float(fm.mean()), se_obj, E.family_size("C8")))
+    hypotheses.append(E.task_hypothesis(chosen.task, E.family_size("C10"), random_state=seed))
 tested = pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)
 explanations = E.explanations(tested)
 tested[["hypothesis", "dataset", "statistic", "accepted", "detail"]]
@@ -487,9 +506,9 @@ if kdd_text is not None:
 if kdd_text is not None:
     readings = E.readings_table(ranking, reading_frames, lc_grid, protocols)
     readings.to_csv(OUT / "kdd_readings.csv", index=False)
-    unexplained = sum(E.published_comparison(compare_table(f, tested)).unexplained
-                      for f in (tables["kddcup99"], figures["kddcup99"], lc_frame))
-    hypotheses.append(E.readings_hypothesis(readings, unexplained))
+    kdd_classes = pd.concat([compare_table(f, tested)["class"] for f in (tables["kddcup99"], figures["kddcup99"], lc_frame)])
+    hypotheses.append(E.readings_hypothesis(readings, int((kdd_classes == "differs, unexplained").sum()),
+                                            int((kdd_classes == "inconclusive (too noisy)").sum())))
     display(readings.drop(columns="protocol").round(1))
 E.write_hypotheses(hypotheses, OUT)
 pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)[["hypothesis", "dataset", "statistic", "accepted"]]

@@ -133,10 +133,23 @@ def test_table_7_1_types_inputs_and_tests_the_swap():
     cmp = compare_table(t71, E.hypotheses(t71, pd.DataFrame(columns=["dataset"]))).set_index(["dataset", "column"])
     assert (cmp.loc["three_moons", "class"] == "input").all() and (cmp.loc["five_gaussians", "class"] == "input").all()
     assert cmp.loc[("shuttle", "train"), "class"] == "input" and cmp.loc[("shuttle", "dims"), "class"] == "agrees"
-    assert cmp.loc[("iris", "dims"), "class"] == "differs, explained (P1)"
-    assert cmp.loc[("wine", "classes"), "class"] == "differs, explained (P1)"
-    assert cmp.loc[("segment", "train"), "class"] == "differs, unexplained"  # no tested explanation
+    assert cmp.loc[("iris", "dims"), "class"] == "consistent with P1"
+    assert cmp.loc[("wine", "classes"), "class"] == "consistent with P1"
+    assert cmp.loc[("segment", "train"), "class"] == "consistent with P17"  # 1,540 = 2/3 x 2,310, split 80/20
+    assert cmp.loc[("iris", "train"), "class"] == "differs, unexplained"  # 100 = 2/3 x 150, but too round to tell
     assert cmp.loc[("vowel", "train"), "class"] == "agrees"
+
+
+def test_p17_size_arithmetic_is_exact_and_states_its_false_acceptance():
+    t71 = E.table_7_1()
+    h = E.hypotheses(t71, pd.DataFrame(columns=["dataset"])).set_index(["hypothesis", "dataset"])
+    assert bool(h.loc[("P17", "segment"), "accepted"]) and bool(h.loc[("P17", "shuttle"), "accepted"])
+    assert not bool(h.loc[("P17", "iris"), "accepted"]) and h.loc[("P17", "iris"), "false_acceptance"] > 0.1
+    # must fail: a total that is not 2/3 of the source
+    t71.loc[(t71.dataset == "segment") & (t71.column == "train") & (t71.source == "published"), "value"] = 1233
+    h = E.hypotheses(t71, pd.DataFrame(columns=["dataset"])).set_index(["hypothesis", "dataset"])
+    assert not bool(h.loc[("P17", "segment"), "accepted"])
+    assert set(E.registered()) >= {"P1", "P14", "P17"}
 
 
 def test_p1_is_rejected_when_the_columns_are_not_swapped():
@@ -166,10 +179,12 @@ def test_p14_accepted_only_when_the_variant_reproduces_every_missed_number():
                                                                          res[res.method == E.AUTHOR_CODE].run)]
     t73 = E.table_7_3(res)
     assert set(t73.dataset) == {"shuttle 10%"} and (t73[t73.source == "published"].min_effect == E.MIN_EFFECT).all()
+    np_rows = t73[(t73.source == "published") & (t73.epsilon == "non-private")]
+    assert len(np_rows) == 4 and (np_rows.class_override == "fitted").all()  # the reading rule's column
     h = E.hypotheses(E.table_7_1(), t73)
     assert bool(h[h.hypothesis == "P14"].accepted.item())
     cls = compare_table(t73, h).set_index(["method", "epsilon"])["class"]
-    assert cls[("Proposed", "0.01")] == "differs, explained (P14)"
+    assert cls[("Proposed", "0.01")] == "consistent with P14"
     bad = E.table_7_3(_table_7_3_result(0.2))  # the variant misses too: the failing case
     h = E.hypotheses(E.table_7_1(), bad)
     assert not bool(h[h.hypothesis == "P14"].accepted.item())
@@ -187,7 +202,7 @@ def test_table_outcome_three_values():
     mk = lambda classes: pd.DataFrame({"class": classes})  # noqa: E731
     assert E.table_outcome(mk(["agrees", "agrees", "input"])).status == "holds"
     assert E.table_outcome(mk(["agrees", "inconclusive (too noisy)"])).status == "inconclusive"
-    assert E.table_outcome(mk(["agrees", "differs, explained (P14)"])).status == "violated"
+    assert E.table_outcome(mk(["agrees", "consistent with P14"])).status == "violated"
     assert E.table_outcome(mk(["not comparable"])).status == "inconclusive"
 
 

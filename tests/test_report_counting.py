@@ -10,10 +10,13 @@ from dpkernels.report import (
     CLASS_COLUMNS,
     CLASSES,
     KINDS,
+    NUMBER_KINDS,
     STATUSES,
     Checks,
     accepted_explanations,
     build_report,
+    in_scope,
+    number_kind,
     check_counts,
     compare_table,
     read_hypotheses,
@@ -41,7 +44,7 @@ def _hyp(accepted_a: bool, accepted_b: bool) -> pd.DataFrame:
 
 def test_an_explanation_rejected_for_the_rows_data_set_leaves_it_unexplained():
     cls = compare_table(_table(), _hyp(True, False)).set_index(["dataset", "entry"])["class"]
-    assert cls[("a", "x")] == "differs, explained (H1)"
+    assert cls[("a", "x")] == "consistent with H1"
     assert cls[("b", "x")] == "differs, unexplained"  # the failing case: H1 rejected for b
     assert cls[("a", "y")] == "agrees"
     # no hypotheses at all: a named ERRATA id is only a candidate
@@ -58,7 +61,7 @@ def test_one_rejecting_test_rejects_the_hypothesis_for_that_data_set():
 def test_a_table_without_a_dataset_column_explains_nothing():
     t = _table().drop(columns="dataset").assign(entry=lambda d: d.entry + d.index.astype(str).str[0])
     t["entry"] = ["x1", "x1", "x2", "x2", "y", "y"]
-    assert not compare_table(t, _hyp(True, True))["class"].str.startswith("differs, explained").any()
+    assert not compare_table(t, _hyp(True, True))["class"].str.startswith("consistent with").any()
 
 
 def test_class_overrides_need_a_reason_and_are_neither_agreement_nor_explanation():
@@ -69,7 +72,7 @@ def test_class_overrides_need_a_reason_and_are_neither_agreement_nor_explanation
     t.loc[(t.entry == "y") & (t.source == "published"), "note"] = "generator default"
     t.loc[(t.dataset == "b") & (t.source == "published"), ["class_override", "note"]] = ["not comparable", "another machine"]
     cls = compare_table(t, _hyp(True, True)).set_index(["dataset", "entry"])["class"]
-    assert cls[("a", "y")] == "input" and cls[("b", "x")] == "not comparable" and cls[("a", "x")] == "differs, explained (H1)"
+    assert cls[("a", "y")] == "input" and cls[("b", "x")] == "not comparable" and cls[("a", "x")] == "consistent with H1"
     t.loc[t.entry == "y", "class_override"] = "agrees"
     with pytest.raises(ValueError, match="class_override"):
         compare_table(t)
@@ -78,7 +81,8 @@ def test_class_overrides_need_a_reason_and_are_neither_agreement_nor_explanation
 def test_min_effect_makes_a_noisy_agreement_inconclusive():
     t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.892, "n_runs": 5},
                       {"dataset": "a", "source": "reproduced", "value": 0.674, "se": 0.131, "sd": 0.294, "n_runs": 5}])
-    assert compare_table(t)["class"].item() == "agrees"  # |z| = 1.2: the 3-SE band spans 0.56 of accuracy
+    assert compare_table(t)["class"].item() == "agrees"  # |t| = 1.2 at 4 df: the band spans most of the accuracy scale
+    assert compare_table(t)["df"].item() == 4
     assert compare_table(t, min_effect=0.05)["class"].item() == "inconclusive (too noisy)"
     assert compare_table(t.assign(min_effect=0.05))["class"].item() == "inconclusive (too noisy)"
     # a precise agreement stays an agreement under the same minimum effect
@@ -114,7 +118,8 @@ def test_report_counts_add_up_and_list_every_unexplained_number(tmp_path):
     assert sum(tot[k] for k in KINDS) == 5
     assert sum(tot[f"{k} {s}"] for k in KINDS for s in STATUSES) == 5
     assert tot["published numbers paired"] == 3 == sum(tot[CLASS_COLUMNS[c]] for c in CLASSES)
-    assert (tot["differ, explained"], tot["differ, unexplained"], tot["input"]) == (1, 1, 1)
+    assert (tot["consistent with a hypothesis"], tot["differ, unexplained"], tot["input"]) == (1, 1, 1)
+    assert sum(tot[f"paired {k}"] for k in NUMBER_KINDS) == 3 and tot["agree other"] == 0
     unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
     assert "dataset=b, entry=x" in unexplained and "H1 rejected (max \\|z\\| of the variant: 7.5)" in unexplained
     assert "dataset=a, entry=x" not in unexplained
@@ -126,3 +131,104 @@ def test_check_counts_refuses_unknown_kinds():
     df = pd.DataFrame({"kind": ["measured", "guess"], "status": ["holds", "holds"]})
     with pytest.raises(ValueError, match="kinds"):
         check_counts(df)
+
+
+def test_the_t_of_a_published_number_uses_the_degrees_of_freedom_of_our_spread():
+    # 10 folds: t = 4.2 differs as a z but not at 9 degrees of freedom (cut 4.09 at 0.0027 two-sided)
+    t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.500, "n_runs": 10},
+                      {"dataset": "a", "source": "reproduced", "value": 0.5237, "se": 0.004, "sd": 0.004 * 10**0.5, "n_runs": 10}])
+    row = compare_table(t).iloc[0]
+    assert row["df"] == 9 and 4.1 < abs(row["z"]) < 4.3 and row["class"] == "differs, unexplained"
+    row = compare_table(t.assign(value=[0.500, 0.5227])).iloc[0]
+    assert abs(row["z"]) > 3 and row["class"] == "agrees"  # |t| = 4.0 <= 4.09: the old |z| <= 3 rule called it a difference
+
+
+def test_fitted_numbers_are_their_own_class_and_never_agreements():
+    t = _table()
+    t.loc[(t.entry == "y") & (t.source == "published"), ["class_override", "note"]] = ["fitted", "the reading rule's column"]
+    cls = compare_table(t).set_index(["dataset", "entry"])["class"]
+    assert cls[("a", "y")] == "fitted"  # the same numbers agree without the mark (the failing case)
+    assert compare_table(_table()).set_index(["dataset", "entry"])["class"][("a", "y")] == "agrees"
+
+
+def test_number_kinds_and_scopes():
+    assert number_kind({"epsilon": "nan"}) == number_kind({"epsilon": "non-private"}) == "non-private"
+    assert number_kind({"method": "non-private", "loss": "x"}) == "non-private"
+    assert number_kind({"epsilon": "0.1"}) == "private, eps <= 0.1" and number_kind({"epsilon": "0.5"}) == "private, eps > 0.1"
+    assert number_kind({"column": "train"}) == "other"
+    key = {"dataset": "kddcup99", "method": "output", "epsilon": "0.1"}
+    assert in_scope("", "table_2", key) and in_scope(None, "table_2", key)
+    assert in_scope("method=output|objective; epsilon=0.10", "figure_3", key)
+    assert not in_scope("method=objective", "figure_3", key)
+    assert not in_scope("table=figure_4_5", "figure_3", key)
+    assert not in_scope("size=60000", "figure_3", key)  # the number has no such column
+
+
+def test_report_lists_only_the_hypotheses_that_bear_on_a_number(tmp_path):
+    c = Checks("demo")
+    c.add("Theorem 1", "bound", kind="measured", bound=1, measured=0.5, status="holds")
+    c.write(tmp_path / "demo")
+    write_table(_table(), "table_1", "demo", out=tmp_path / "demo")
+    h = pd.concat([_hyp(True, False), pd.DataFrame([{"hypothesis": "H2", "dataset": "b", "test": "other cells",
+                                                      "statistic": 0.1, "accepted": True, "detail": "", "scope": "entry=y"}])])
+    write_hypotheses(h, "demo", out=tmp_path / "demo")
+    text = build_report(tmp_path).read_text()
+    unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
+    assert "dataset=b, entry=x" in unexplained and "H1 rejected" in unexplained and "H2" not in unexplained
+
+
+def test_totals_are_recomputed_from_the_committed_csvs():
+    """The committed totals.csv is what the committed tables give (classes, kinds), recomputed here from the CSVs."""
+    import numpy as np
+    from scipy import stats
+
+    from dpkernels.report import REPO_ROOT, _class_of, read_hypotheses
+
+    root = REPO_ROOT / "paper_figures"
+    tot = pd.read_csv(root / "totals.csv").set_index("paper")
+    for paper in tot.index:
+        hyp = read_hypotheses(root / paper / "hypotheses.csv")
+        counts = {c: 0 for c in CLASS_COLUMNS.values()}
+        kinds = {k: [0, 0] for k in NUMBER_KINDS}
+        for f in sorted((root / paper).glob("*.csv")):
+            if f.name in ("checks.csv", "hypotheses.csv"):
+                continue
+            df = pd.read_csv(f, keep_default_na=False, na_values=[""])
+            if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
+                continue
+            paired = compare_table(df, hyp)
+            for _, r in paired.iterrows():  # each class again from first principles (scipy's t)
+                got = r["class"]
+                if got in ("fitted", "input", "not comparable"):
+                    continue
+                cut = stats.t.isf(0.0027 / 2, r.df) if np.isfinite(r.df) else stats.norm.isf(0.0027 / 2)
+                if not np.isfinite(r.z) and np.isnan(r.z):
+                    want = "inconclusive (too noisy)"
+                elif abs(r.z) <= cut:
+                    want = "agrees" if np.isnan(r.min_effect) or r.power >= 0.8 else "inconclusive (too noisy)"
+                else:
+                    want = "differs, unexplained" if got == "differs, unexplained" else "consistent with"
+                assert got.startswith(want), (paper, f.name, dict(r))
+            for cls, kind in zip(paired["class"], paired["kind"]):
+                counts[CLASS_COLUMNS[_class_of(cls)]] += 1
+                kinds[kind][0] += 1
+                kinds[kind][1] += int(cls == "agrees")
+        for col, n in counts.items():
+            if col in tot.columns:
+                assert tot.loc[paper, col] == n, (paper, col)
+        for k, (paired_n, agree_n) in kinds.items():
+            if f"paired {k}" in tot.columns:
+                assert (tot.loc[paper, f"paired {k}"], tot.loc[paper, f"agree {k}"]) == (paired_n, agree_n), (paper, k)
+
+
+def test_a_confirmed_upper_bound_states_how_loose_it_is():
+    c = Checks("demo")
+    loose = c.at_most("Lemma", "a bound 100x above the measurement", kind="measured", bound=1.0, measured=0.01)
+    assert "measured / bound = 0.01" in loose.detail and "loose: 100x" in loose.detail
+    tight = c.at_most("Lemma", "a bound met closely", kind="measured", bound=1.0, measured=0.9)
+    assert tight.detail == "measured / bound = 0.9"
+    # no note on a violation, on a lower bound, on our own constructs, or where the row states its own strength
+    assert c.at_most("Lemma", "violated", kind="measured", bound=1.0, measured=2.0).detail == ""
+    assert c.at_least("Lemma", "lower", kind="measured", bound=1.0, measured=2.0).detail == ""
+    assert c.at_most("Ours", "ours", kind="consistency", bound=1.0, measured=0.01).detail == ""
+    assert "measured / bound" not in c.at_most("Audit", "x", kind="measured", bound=1.0, measured=0.2, detail="strength: y").detail

@@ -14,9 +14,44 @@ def test_compare_uses_the_standard_error_of_the_difference():
     c = V.compare(published=0.30, reproduced=0.325, se_reproduced=0.05 / 20, se_published=V.published_se(0.05, 100))
     assert abs(c.z) > 3 and c.cls == "differs, unexplained"
     assert V.compare(0.30, 0.301, 0.002, 0.0).cls == "agrees"
-    assert V.compare(0.8248, 0.2853, 0.01, explained="C3").cls == "differs, explained (C3)"
+    assert V.compare(0.8248, 0.2853, 0.01, explained="C3").cls == "consistent with C3"
     assert V.compare(0.5, 0.5, 0.0).z == 0.0 and math.isinf(V.compare(0.5, 0.6, 0.0).z)
     assert V.published_se(0.05, None) == 0.0 and V.published_se(0.05, 25) == pytest.approx(0.01)
+
+
+def test_compare_refers_t_to_its_degrees_of_freedom():
+    # the cut at the nominal 0.0027 two-sided: 3.0 (normal), 4.09 (ten folds), 6.62 (five runs)
+    assert V.comparison_cut() == pytest.approx(3.0, abs=1e-4)
+    assert V.comparison_cut(9) == pytest.approx(4.094, abs=1e-3) and V.comparison_cut(4) == pytest.approx(6.620, abs=1e-3)
+    # |t| = 4.2 differs as a normal z but not at 4 degrees of freedom (the failing case of the old rule)
+    assert V.compare(0.5, 0.56, 0.01, 0.01).cls == "differs, unexplained"
+    c = V.compare(0.5, 0.56, 0.01, 0.01, df=4)
+    assert c.cls == "agrees" and c.p_value == pytest.approx(0.0132, abs=1e-3) and c.df == 4
+    # the false-positive rate is the stated one: t draws with 4 degrees of freedom cross the cut 0.27% of the time
+    rng = __import__("numpy").random.default_rng(0)
+    t = rng.standard_t(4, 400000)
+    assert abs(float((abs(t) > V.comparison_cut(4)).mean()) - V.ALPHA_COMPARE) < 5e-4
+
+
+def test_compare_calls_too_noisy_what_it_could_not_have_seen():
+    # power of the two-sided t test against +-0.05 with se 0.01 at 9 df: noncentral t, below the normal 0.977
+    p = V.comparison_power(0.05, 0.01, 9)
+    assert 0.6 < p < V.comparison_power(0.05, 0.01) < 1
+    assert V.comparison_power(0.05, 0.0) == 1.0 and V.comparison_power(0.05, float("nan")) == 0.0
+    # a Monte Carlo of the same test (the paper's mean of 10 runs with our spread, ours of 10) agrees with it
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    sd, n = 0.01 * np.sqrt(10 / 2), 10  # se^2 = sd^2 (1/10 + 1/10) = 0.01^2
+    ours = 0.55 + sd * rng.standard_normal((20000, n))
+    paper = 0.5 + sd / np.sqrt(n) * rng.standard_normal(20000)
+    s = ours.std(axis=1, ddof=1) * np.sqrt(2 / n)
+    rej = np.abs((ours.mean(axis=1) - paper) / s) > V.comparison_cut(n - 1)
+    assert abs(rej.mean() - V.comparison_power(0.05, 0.01, n - 1)) < 0.02
+    # not significant and underpowered: too noisy, with its power; well powered: agrees
+    noisy = V.compare(0.892, 0.674, 0.131, V.published_se(0.294, 5), df=4, min_effect=0.05)
+    assert noisy.cls == V.TOO_NOISY and noisy.power < 0.1
+    assert V.compare(0.50, 0.501, 0.002, 0.002, df=9, min_effect=0.05).cls == "agrees"
 
 
 def test_bounds_audits_rates_and_slopes():

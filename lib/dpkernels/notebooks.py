@@ -105,6 +105,12 @@ def clean_notebook(nb: Any, source: str | None = None) -> Any:
         nb.metadata.pop(key, None)
     if parameters:
         nb.metadata["papermill"] = {"parameters": parameters}
+        for cell in keep:  # the parameters cell keeps its source (the defaults); its output says what this run used
+            if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+                text = "this run: " + ", ".join(f"{k} = {v!r}" for k, v in parameters.items()) + "\n"
+                from nbformat.v4 import new_output
+
+                cell.outputs = [new_output("stream", name="stdout", text=text)]
     nb.metadata.pop("jupytext", None)  # the reference is not paired: `dpkernels sync` updates its inputs
     if source is not None:
         nb.metadata[REFERENCE_METADATA_KEY] = {

@@ -18,11 +18,13 @@ Tables.  :func:`write_table` writes long tables with a ``source`` column (``publ
 * ``errata``: an ERRATA id that is a *candidate* explanation of a difference.  It explains the number only when the
   paper's ``hypotheses.csv`` (:func:`write_hypotheses`) has that id accepted for the row's data set (the table's
   ``dataset`` column; a table without one has no data set and nothing in it is explained);
-* ``class_override``: ``not comparable`` (e.g. a timing from another machine) or ``input`` (a size, a generator
-  default: something we set to match, not a result), with the reason in ``note``; neither counts as agreement or
-  explanation;
-* ``min_effect``: the smallest difference the comparison must be able to see (3 standard errors at most this, else
-  ``inconclusive (too noisy)``).
+* ``class_override``: ``not comparable`` (e.g. a timing from another machine), ``input`` (a size, a generator
+  default: something we set to match, not a result) or ``fitted`` (a number a reading rule was chosen on: its
+  agreement is what the rule selected for, not evidence), with the reason in ``note``; none counts as an agreement or
+  an explanation;
+* ``min_effect``: the smallest difference the comparison must be able to see (its power against it, by
+  :func:`dpkernels.verdicts.compare`, at least 0.8, else ``inconclusive (too noisy)``), the paper's own where it
+  states one, else ours (the table's note says which).
 
 :func:`compare_table` pairs them and classifies each published number (:data:`CLASSES`).  :func:`build_report` turns
 ``paper_figures/`` into ``paper_figures/REPORT.md`` and ``paper_figures/totals.csv``: per paper the verdicts of its
@@ -57,6 +59,10 @@ __all__ = [
     "KINDS",
     "CLASSES",
     "HYPOTHESIS_COLUMNS",
+    "HYPOTHESIS_OPTIONAL",
+    "NUMBER_KINDS",
+    "number_kind",
+    "in_scope",
     "Checks",
     "Verdict",
     "check_counts",
@@ -80,13 +86,23 @@ KINDS = ("measured", "analytic", "consistency", "target")
 TABLE_SOURCES = ("published", "reproduced")
 #: Columns of a table CSV that are not keys when pairing published with reproduced rows.
 VALUE_COLUMNS = ("source", "value", "se", "sd", "n_runs", "note", "errata", "class_override", "min_effect")
-#: Classes of a published number (``differs, explained`` is written ``differs, explained (<ERRATA id>)``).
-CLASSES = ("agrees", verdicts.TOO_NOISY, "differs, explained", "differs, unexplained", "not comparable", "input")
+#: The class of a difference a tested hypothesis accounts for, without its id (written ``consistent with <id>``).
+CONSISTENT = "consistent with a hypothesis"
+#: Classes of a published number.
+CLASSES = ("agrees", verdicts.TOO_NOISY, "fitted", CONSISTENT, "differs, unexplained", "not comparable", "input")
 #: Classes a table row may impose (with its reason in ``note``): neither an agreement nor an explanation.
-OVERRIDE_CLASSES = ("not comparable", "input")
+OVERRIDE_CLASSES = ("not comparable", "input", "fitted")
+#: What a published number measures (:func:`number_kind`): informative agreements are counted per kind.
+NUMBER_KINDS = ("non-private", "private, eps <= 0.1", "private, eps > 0.1", "other")
+#: Largest epsilon counted as "small" in :data:`NUMBER_KINDS`.
+EPS_SMALL = 0.1
 #: Columns of ``hypotheses.csv``: an ERRATA id, the data set it was tested on, what was tested (in words), the number
 #: the test produced (e.g. max |z|), whether the test accepts the hypothesis for that data set, and details.
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
+#: Optional columns of ``hypotheses.csv``: ``scope`` (which published numbers the hypothesis bears on, see
+#: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative) and
+#: ``false_acceptance`` (its acceptance rate on data simulated without the effect).
+HYPOTHESIS_OPTIONAL = ["scope", "power", "false_acceptance"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_TITLES = {
@@ -209,6 +225,7 @@ class Checks:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         rid = id or f"{_slug(claim)}-{hashlib.sha1(check.encode()).hexdigest()[:6]}"
+        detail = detail + _slack(status, kind, bound, measured, detail)
         self.rows = [r for r in self.rows if r["id"] != rid and not (r["claim"] == claim and r["check"] == check)]
         row = {"paper": self.paper, "id": rid, "claim": claim, "check": check, "kind": kind, "bound": _fmt(bound),
                "measured": _fmt(measured), "status": status, "detail": detail}
@@ -279,6 +296,25 @@ class Checks:
         return path
 
 
+def _slack(status: str, kind: str, bound: object, measured: object, detail: str) -> str:
+    """How loose a confirmed upper bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
+    bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound, and, when it is below
+    1/2, a note that the check could only have failed by a violation of bound / measured times what was measured."""
+    if status != "holds" or kind not in ("measured", "analytic") or "measured / bound" in detail or "strength:" in detail:
+        return ""
+    try:
+        b, m = float(bound), float(measured)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    if not (np.isfinite(b) and np.isfinite(m)) or b <= 0 or not 0 <= m <= b:
+        return ""
+    r = m / b
+    note = (f" (loose: {1 / r:.3g}x; the check could only fail if the truth were that far beyond what was measured)"
+            if 0 < r < 0.5 else " (nothing observed against the bound: the criterion says what the check could detect)"
+            if r == 0 else "")
+    return f"{'; ' if detail else ''}measured / bound = {r:.3g}{note}"
+
+
 def check_counts(checks: pd.DataFrame) -> dict[str, int]:
     """Rows of a ``checks.csv`` frame per kind and status, keyed ``"<kind> <status>"`` (every pair present, 0 when
     none), plus ``"<kind>"`` totals."""
@@ -323,7 +359,7 @@ def write_hypotheses(df: pd.DataFrame, paper: str, out: Path | None = None) -> P
         raise ValueError("hypotheses: 'accepted' must be True or False (the outcome of the hypothesis's own test)")
     out = output_dir(paper) if out is None else Path(out)
     path = out / "hypotheses.csv"
-    df[HYPOTHESIS_COLUMNS].to_csv(path, index=False)
+    df[HYPOTHESIS_COLUMNS + [c for c in HYPOTHESIS_OPTIONAL if c in df.columns]].to_csv(path, index=False)
     return path
 
 
@@ -354,19 +390,62 @@ def _cell(row: pd.Series, col: str) -> str | None:
     return str(v).strip() if isinstance(v, str) and str(v).strip() else None
 
 
+def number_kind(key: dict[str, object]) -> str:
+    """What a published number measures, from its key columns: ``non-private`` (an ``epsilon`` that is empty, NaN or
+    "non-private", or a ``method`` "non-private"), ``private, eps <= 0.1`` or ``private, eps > 0.1`` (a numeric
+    ``epsilon``), else ``other`` (a data description, a timing)."""
+    eps = key.get("epsilon")
+    if eps is not None:
+        text = str(eps).strip().lower()
+        if text in ("", "nan", "none", "non-private"):
+            return NUMBER_KINDS[0]
+        try:
+            return NUMBER_KINDS[1] if float(text) <= EPS_SMALL else NUMBER_KINDS[2]
+        except ValueError:
+            return NUMBER_KINDS[3]
+    if str(key.get("method", "")).strip().lower() == "non-private":
+        return NUMBER_KINDS[0]
+    return NUMBER_KINDS[3]
+
+
+def _same(a: object, b: str) -> bool:
+    try:
+        return math.isclose(float(str(a)), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    except ValueError:
+        return str(a).strip() == b.strip()
+
+
+def in_scope(scope: object, table: str, key: dict[str, object]) -> bool:
+    """Whether a hypothesis whose ``scope`` is this text bears on the published number ``key`` of ``table``.  A scope
+    is ``;``-separated conditions ``column=value|value...`` on the number's key columns, or on ``table`` (the table's
+    file name); numbers compare as numbers.  A number lacking a column a condition names is out of scope; an empty
+    scope covers every number of the hypothesis's data set."""
+    text = "" if scope is None or (isinstance(scope, float) and math.isnan(scope)) else str(scope).strip()
+    for cond in filter(None, (c.strip() for c in text.split(";"))):
+        col, _, values = cond.partition("=")
+        col = col.strip()
+        have = table if col == "table" else key.get(col)
+        if have is None or not any(_same(have, v) for v in values.split("|")):
+            return False
+    return True
+
+
 def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, min_effect: float | None = None
                   ) -> pd.DataFrame:
-    """Published numbers with their reproduction, z and class (keyed on every non-value column).
+    """Published numbers with their reproduction, t and class (keyed on every non-value column).
 
     se of the published mean: its ``se`` column if given, else :func:`dpkernels.verdicts.published_se` from the
-    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  A reproduced number without a
-    standard error (a single run; 0 is an exact number) gives a NaN z: ``inconclusive (too noisy)``.  Only published
-    numbers with a paired reproduction appear.  The class (:data:`CLASSES`): a row's ``class_override`` (``not comparable`` or
-    ``input``, whose reason must be in ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's
-    ``min_effect`` (else the ``min_effect`` argument), and a difference is ``differs, explained (X)`` only when the
-    row's candidate ``errata`` X is accepted for the row's ``dataset`` by ``hypotheses``
-    (:func:`accepted_explanations`).  Columns: the keys, ``published``, ``reproduced``, ``se_reproduced``,
-    ``se_published``, ``z``, ``class``, ``candidate`` (the ERRATA id named) and ``note``.
+    reproduced ``sd`` and the published ``n_runs`` (the stated assumption), else 0.  Both rest on our spread, so t has
+    the reproduced ``n_runs`` - 1 degrees of freedom (:func:`dpkernels.verdicts.compare`; normal when ``n_runs`` is
+    missing).  A reproduced number without a standard error (a single run; 0 is an exact number) gives a NaN z:
+    ``inconclusive (too noisy)``.  Only published numbers with a paired reproduction appear.  The class
+    (:data:`CLASSES`): a row's ``class_override`` (``not comparable``, ``input`` or ``fitted``, whose reason must be in
+    ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's ``min_effect`` (else the
+    ``min_effect`` argument), and a difference is ``consistent with X`` only when the row's candidate ``errata`` X is
+    accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`).  Columns: the keys,
+    ``published``, ``reproduced``, ``se_reproduced``, ``se_published``, ``z`` (the t statistic), ``df``, ``p_value``,
+    ``power`` (against ``min_effect``), ``min_effect``, ``class``, ``kind`` (:func:`number_kind`), ``candidate`` (the
+    ERRATA id named) and ``note``.
     """
     keys = [c for c in df.columns if c not in VALUE_COLUMNS]
     accepted = accepted_explanations(hypotheses)
@@ -397,6 +476,8 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
             sd = float(r["sd"]) if pd.notna(r["sd"]) else float("nan")
             n_p = float(p["n_runs"]) if pd.notna(p["n_runs"]) else None
             se_p = verdicts.published_se(sd, n_p) if np.isfinite(sd) else 0.0
+        n_r = float(r["n_runs"]) if pd.notna(r["n_runs"]) else math.nan
+        dof = n_r - 1 if np.isfinite(n_r) and n_r > 1 and se_r > 0 else None
         keyd = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         errata = _cell(r, "errata") or _cell(p, "errata")
         note = "; ".join(dict.fromkeys(n for n in (_cell(p, "note"), _cell(r, "note")) if n))
@@ -404,7 +485,7 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
         me = next((float(v) for v in (p["min_effect"], r["min_effect"]) if pd.notna(v) and str(v) != ""), min_effect)
         dataset = keyd.get("dataset")
         explained = errata if errata and dataset is not None and (errata, dataset) in accepted else None
-        c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, min_effect=me)
+        c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, df=dof, min_effect=me)
         cls = c.cls
         if override is not None:
             if override not in OVERRIDE_CLASSES:
@@ -413,9 +494,10 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
                 raise ValueError(f"class_override {override!r} at {keyd} needs its reason in 'note'")
             cls = override
         rows.append({**keyd, "published": pv, "reproduced": rv, "se_reproduced": se_r, "se_published": se_p, "z": c.z,
-                     "class": cls, "candidate": errata or "", "note": note})
-    return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "class",
-                                              "candidate", "note"])
+                     "df": c.df, "p_value": c.p_value, "power": c.power, "min_effect": c.min_effect, "class": cls,
+                     "kind": number_kind(keyd), "candidate": errata or "", "note": note})
+    return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "df",
+                                              "p_value", "power", "min_effect", "class", "kind", "candidate", "note"])
 
 
 def stable_text(df: pd.DataFrame | pd.Series, digits: int = 3) -> str:
@@ -461,23 +543,32 @@ def _md_table(df: pd.DataFrame) -> str:
 
 
 #: Columns of ``totals.csv`` for the published numbers, in the order of :data:`CLASSES`.
-CLASS_COLUMNS = {"agrees": "agree", verdicts.TOO_NOISY: "inconclusive (too noisy)", "differs, explained": "differ, explained",
-                 "differs, unexplained": "differ, unexplained", "not comparable": "not comparable", "input": "input"}
+CLASS_COLUMNS = {"agrees": "agree", verdicts.TOO_NOISY: "inconclusive (too noisy)", "fitted": "fitted",
+                 CONSISTENT: "consistent with a hypothesis", "differs, unexplained": "differ, unexplained",
+                 "not comparable": "not comparable", "input": "input"}
 
 
 def _class_of(cls: str) -> str:
-    """The class without its ERRATA id (``differs, explained (P14)`` -> ``differs, explained``)."""
-    return "differs, explained" if cls.startswith("differs, explained") else cls
+    """The class without its ERRATA id (``consistent with P14`` -> ``consistent with a hypothesis``)."""
+    return CONSISTENT if cls.startswith(verdicts.CONSISTENT) else cls
 
 
-def _hypotheses_tried(hyp: pd.DataFrame, dataset: str | None) -> str:
+def _hypotheses_bearing(hyp: pd.DataFrame, dataset: str | None, table: str, key: dict[str, object]) -> str:
+    """The hypotheses tested on ``dataset`` whose scope covers this number (:func:`in_scope`), with their results."""
     if dataset is None:
         return "(no dataset column: no explanation can apply)"
     part = hyp[hyp["dataset"].astype(str) == dataset] if not hyp.empty else hyp
+    if "scope" in part.columns:
+        part = part[[in_scope(sc, table, key) for sc in part["scope"]]]
     if part.empty:
-        return "none tested for this data set"
-    return "; ".join(f"{r.hypothesis} {'accepted' if str(r.accepted).lower() == 'true' else 'rejected'} "
-                     f"({r.test}: {r.statistic})" for r in part.itertuples())
+        return "none that bears on this number"
+
+    def extra(r: pd.Series) -> str:
+        bits = [f"{c.replace('_', ' ')} {r[c]}" for c in ("power", "false_acceptance") if c in r and str(r[c]) not in ("", "nan")]
+        return f"; {', '.join(bits)}" if bits else ""
+
+    return "; ".join(f"{r['hypothesis']} {'accepted' if str(r['accepted']).lower() == 'true' else 'rejected'} "
+                     f"({r['test']}: {r['statistic']}{extra(r)})" for _, r in part.iterrows())
 
 
 def build_report(root: Path | None = None) -> Path:
@@ -486,10 +577,11 @@ def build_report(root: Path | None = None) -> Path:
     Per paper: the checks' verdicts per kind (holds / violated / inconclusive / skipped, :func:`check_counts`), the
     published numbers per class (:data:`CLASSES`, through :func:`compare_table` with the paper's
     ``hypotheses.csv``), the numbers no reproduction pairs, the figures.  REPORT.md lists every ``differs,
-    unexplained`` number with the hypotheses tried for its data set and their statistics, then per paper its
+    unexplained`` number with the hypotheses that bear on it (:func:`in_scope`) and their statistics, then per paper its
     hypotheses, every check and every published number.  ``totals.csv`` is the totals table alone (the README quotes
     it): columns ``paper``, ``<kind> <status>`` for every kind and status, ``<kind>`` totals, ``published numbers
-    paired``, one column per class (:data:`CLASS_COLUMNS`), ``published numbers not reproduced``, ``figures``.
+    paired``, one column per class (:data:`CLASS_COLUMNS`), ``published numbers not reproduced``, ``paired <number
+    kind>`` and ``agree <number kind>`` for every :data:`NUMBER_KINDS` (the informative agreements), ``figures``.
     """
     root = REPO_ROOT / "paper_figures" if root is None else Path(root)
     papers = sorted(p for p in root.iterdir() if p.is_dir() and (p / "checks.csv").exists()) if root.exists() else []
@@ -503,6 +595,7 @@ def build_report(root: Path | None = None) -> Path:
         tables = sorted(t for t in pdir.glob("*.csv") if t.name not in ("checks.csv", "hypotheses.csv"))
         n_pairs, n_unpaired = 0, 0
         classes = {c: 0 for c in CLASSES}
+        by_kind = {f"{what} {k}": 0 for k in NUMBER_KINDS for what in ("paired", "agree")}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
         for kind in KINDS:
             part = checks[checks["kind"] == kind]
@@ -512,7 +605,7 @@ def build_report(root: Path | None = None) -> Path:
             body.append(_md_table(part.drop(columns=["paper", "kind"])))
         if not hyp.empty:
             body.append(f"### Hypotheses tested ({len(hyp)}): an ERRATA id explains a number only where accepted for its data set\n")
-            body.append(_md_table(hyp[HYPOTHESIS_COLUMNS]))
+            body.append(_md_table(hyp[HYPOTHESIS_COLUMNS + [c for c in HYPOTHESIS_OPTIONAL if c in hyp.columns]]))
         for t in tables:
             df = pd.read_csv(t, keep_default_na=False, na_values=[""])
             if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
@@ -523,14 +616,18 @@ def build_report(root: Path | None = None) -> Path:
             if paired.empty:
                 continue
             n_pairs += len(paired)
-            for cls in paired["class"]:
+            for cls, kind in zip(paired["class"], paired["kind"]):
                 classes[_class_of(cls)] += 1
+                by_kind[f"paired {kind}"] += 1
+                by_kind[f"agree {kind}"] += int(cls == "agrees")
             keys = list(paired.columns[: list(paired.columns).index("published")])
             for _, r in paired[paired["class"] == "differs, unexplained"].iterrows():
                 dataset = str(r["dataset"]) if "dataset" in keys else None
+                keyd = {k: r[k] for k in keys}
                 unexplained.append({"paper": pdir.name, "table": t.stem, "entry": ", ".join(f"{k}={r[k]}" for k in keys),
-                                    "published": r["published"], "reproduced": r["reproduced"], "z": r["z"],
-                                    "candidate": r["candidate"], "hypotheses tried for its data set": _hypotheses_tried(hyp, dataset)})
+                                    "published": r["published"], "reproduced": r["reproduced"], "t": r["z"], "df": r["df"],
+                                    "candidate": r["candidate"],
+                                    "hypotheses that bear on it": _hypotheses_bearing(hyp, dataset, t.stem, keyd)})
             body.append(f"### {t.stem}: {len(paired)} published numbers with their reproduction\n")
             body.append(_md_table(paired))
         figs = sorted(f.name for f in pdir.glob("*.png"))
@@ -539,7 +636,7 @@ def build_report(root: Path | None = None) -> Path:
             body.append("\n".join(f"- [{f}]({pdir.name}/{f})" for f in figs) + "\n")
         totals.append({"paper": pdir.name, **counts, "published numbers paired": n_pairs,
                        **{CLASS_COLUMNS[c]: classes[c] for c in CLASSES}, "published numbers not reproduced": n_unpaired,
-                       "figures": len(figs)})
+                       **by_kind, "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
     head = ["# Paper against reproduction\n",
@@ -550,19 +647,26 @@ def build_report(root: Path | None = None) -> Path:
             "(the data confirm the claim: a one-sided bound on the claimed side, an equivalence inside a stated margin, "
             "or a test with its stated power), `violated` (the data refute it; each has an entry in ../ERRATA.md), "
             "`inconclusive` (neither) or `skipped` (could not run); the criterion is beside each verdict. Published "
-            "numbers are compared with their reproduction through the standard error of the difference "
-            f"(|z| <= {verdicts.Z_AGREE:g} and 3 standard errors within the stated minimum effect: agrees; within "
-            f"{verdicts.Z_AGREE:g} standard errors but noisier: inconclusive (too noisy)); a difference is explained "
-            "only by an ERRATA hypothesis whose own test accepts that data set (`hypotheses.csv`); timings from other "
-            "machines are `not comparable`, sizes and generator settings we set to match are `input`; neither counts as "
-            "an agreement. See `dpkernels.verdicts`.\n",
+            "numbers are compared with their reproduction through the standard error of the difference, a t statistic "
+            "with the degrees of freedom of our spread (replicates - 1), at a two-sided false-positive rate of "
+            f"{verdicts.ALPHA_COMPARE:g} per number: not significant and with power >= {verdicts.POWER_TARGET:g} against "
+            "the stated minimum effect (the paper's, or ours where it states none): `agrees`; not significant but "
+            "underpowered: `inconclusive (too noisy)`, with its power; significant: `consistent with X` only when "
+            "hypothesis X, accepted by its own test with its power stated (`hypotheses.csv`), names the number, else "
+            "`differs, unexplained`. Numbers a reading rule was chosen on are `fitted` (not agreements), timings from "
+            "other machines `not comparable`, sizes and generator settings we set to match `input`. Agreements are "
+            "counted per kind of number (non-private; private at eps <= 0.1; private at eps > 0.1; other). See "
+            "`dpkernels.verdicts`.\n",
             "## Totals\n"]
     if not tot.empty:
         verdict_cols = ["paper"] + [f"{k} {st}" for k in KINDS for st in STATUSES]
         short = tot[verdict_cols].rename(columns=lambda c: c.replace("inconclusive", "inc.").replace("consistency", "cons."))
         head += ["### Checks: verdicts per kind\n", _md_table(short),
                  "### Published numbers: classes\n",
-                 _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), "published numbers not reproduced"]])]
+                 _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), "published numbers not reproduced"]]),
+                 "### Informative agreements per kind of number (agree / paired; the paired count includes fitted numbers, never agreements)\n",
+                 _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
+                                                                      for k in NUMBER_KINDS}}))]
         m = {st: int(tot[f"measured {st}"].sum()) for st in STATUSES}
         other = {k: int(tot[k].sum()) for k in ("analytic", "consistency", "target")}
         cls = {c: int(tot[c].sum()) for c in CLASS_COLUMNS.values()}
@@ -570,18 +674,19 @@ def build_report(root: Path | None = None) -> Path:
                     f"{m['violated']} violated, {m['inconclusive']} inconclusive, {m['skipped']} skipped); "
                     f"{other['analytic']} analytic, {other['consistency']} consistency, {other['target']} target rows; "
                     f"{int(tot['published numbers paired'].sum())} published numbers paired with a reproduction "
-                    f"({cls['agree']} agree, {cls['inconclusive (too noisy)']} inconclusive (too noisy), "
-                    f"{cls['differ, explained']} differ with a tested explanation, {cls['differ, unexplained']} differ "
-                    f"without one, {cls['not comparable']} not comparable, {cls['input']} inputs); "
-                    f"{int(tot['published numbers not reproduced'].sum())} published numbers have no reproduction (a setting "
-                    "the profile does not run, or data we do not have: each notebook says which).\n")
+                    f"({cls['agree']} agree, {cls['inconclusive (too noisy)']} inconclusive (too noisy), {cls['fitted']} "
+                    f"fitted, {cls['consistent with a hypothesis']} consistent with a tested hypothesis, "
+                    f"{cls['differ, unexplained']} differ without one, {cls['not comparable']} not comparable, "
+                    f"{cls['input']} inputs); {int(tot['published numbers not reproduced'].sum())} published numbers have "
+                    "no reproduction (a setting the profile does not run, or data we do not have: each notebook says which).\n")
     else:
         head.append("_(no papers)_\n")
     head.append("## Differences we cannot explain\n")
-    head.append("Every published number that differs from its reproduction without an accepted explanation, with the "
-                "ERRATA id it names as a candidate (if any) and every hypothesis tested on its data set.\n")
-    head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "z", "candidate",
-                                                             "hypotheses tried for its data set"])))
+    head.append("Every published number that differs from its reproduction without an accepted explanation, with its t "
+                "and degrees of freedom, the ERRATA id it names as a candidate (if any) and the hypotheses tested that "
+                "bear on it (their scope covers the number), with their results.\n")
+    head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "t", "df",
+                                                             "candidate", "hypotheses that bear on it"])))
     text = "\n".join(head) + "\n" + "\n\n".join(sections)
     path = root / "REPORT.md"
     root.mkdir(parents=True, exist_ok=True)

@@ -3,13 +3,20 @@
 Published against reproduced.  A published number is the mean of the paper's runs; ours is the mean of ours.
 They are compared through the standard error of the *difference*,
 
-    z = (reproduced - published) / sqrt(se_reproduced^2 + se_published^2),
+    t = (reproduced - published) / sqrt(se_reproduced^2 + se_published^2),
 
 never through the spread of single runs (a published mean inside the central 95% of single runs can be many
 standard errors away).  When the paper does not report its spread, ``se_published`` is computed from ours under
 the stated assumption that the paper's runs had our per-run spread: se_published = sd_reproduced / sqrt(n_published)
-(:func:`published_se`).  Each published number is then classified (:func:`classify`) as ``agrees`` (|z| <= 3),
-``differs, explained (ERRATA id)`` or ``differs, unexplained``.
+(:func:`published_se`).  Both standard errors then rest on our own sd, estimated from our n_r replicates, so the
+statistic is a t statistic with n_r - 1 degrees of freedom (9 for ten folds, 4 for five runs), not a normal z: it is
+referred to its t distribution (:func:`compare`, ``df``) at the two-sided per-number false-positive rate
+:data:`ALPHA_COMPARE` (0.0027, the nominal rate of "3 standard errors" under a normal law; the cut is 4.09 at 9
+degrees of freedom and 6.62 at 4).  A comparison that does not reject is an *agreement* only when it could have seen
+the paper's (or our stated) minimum effect: its power against a true difference of ``min_effect`` (noncentral t,
+:func:`comparison_power`) is at least :data:`POWER_TARGET`; otherwise it is ``inconclusive (too noisy)``, with that
+power.  A rejection is ``differs, unexplained`` unless a hypothesis accepted by its own joint test (with its power
+stated) names the number: then ``consistent with <id>`` (:func:`classify`).
 
 Claims.  A claimed upper bound holds when the measurement is at most the bound (:func:`at_most`), a lower bound
 when at least (:func:`at_least`); a privacy audit refutes epsilon when its lower confidence bound exceeds it
@@ -39,9 +46,8 @@ verdict in the notebooks and in ``checks.csv``) and the numbers it used.
   only when its negative control (the same audit of a mechanism with too little noise) detected the leak, i.e. the
   audit had power; otherwise inconclusive.
 * :func:`exponent_verdict`: a claimed rate exponent, by equivalence of the fitted slope within a tolerance.
-* :func:`compare` with ``min_effect``: a published number whose difference is within 3 standard errors *and* whose
-  3 standard errors are at most the stated minimum effect ``agrees``; within 3 SE but noisier than that is
-  ``inconclusive (too noisy)``.
+* :func:`compare`: a published number against ours (t with its degrees of freedom, at :data:`ALPHA_COMPARE`, power
+  against ``min_effect``), see above.
 """
 
 from __future__ import annotations
@@ -55,6 +61,11 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "Z_AGREE",
+    "ALPHA_COMPARE",
+    "TOO_NOISY",
+    "CONSISTENT",
+    "comparison_cut",
+    "comparison_power",
     "STATUSES",
     "ALPHA",
     "POWER_TARGET",
@@ -86,8 +97,12 @@ __all__ = [
     "law_verdict",
 ]
 
-#: |z| up to this many standard errors of the difference counts as agreement.
+#: |z| up to this many standard errors: the cut of the rules that rank readings and of the reference check (both
+#: compare a run with a run of the same protocol, on many replicates); published numbers are compared by :func:`compare`.
 Z_AGREE = 3.0
+#: Two-sided false-positive rate of one comparison of a published number with ours (:func:`compare`): the nominal rate
+#: of |z| > 3 under a normal law, now referred to t with the degrees of freedom of our spread.
+ALPHA_COMPARE = 0.0027
 #: The three verdicts, and ``skipped`` for a check that could not run (data absent), with its reason.
 STATUSES = ("holds", "violated", "inconclusive", "skipped")
 #: One-sided error level of every confidence bound behind a verdict.
@@ -96,18 +111,25 @@ ALPHA = 0.05
 POWER_TARGET = 0.8
 #: Classes of a published number that are neither agreements nor differences.
 TOO_NOISY = "inconclusive (too noisy)"
+#: Prefix of the class of a difference that a hypothesis accepted by its own test accounts for (``consistent with C5``).
+CONSISTENT = "consistent with"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """A published number against its reproduction."""
+    """A published number against its reproduction (:func:`compare`)."""
 
     published: float
     reproduced: float
     se_reproduced: float
     se_published: float
-    z: float
-    cls: str  #: "agrees", "differs, explained (<id>)" or "differs, unexplained"
+    z: float  #: the t statistic (reproduced - published) / se of the difference
+    cls: str  #: "agrees", "inconclusive (too noisy)", "consistent with <id>" or "differs, unexplained"
+    df: float = math.inf  #: degrees of freedom of the spread behind the standard errors (inf: known or exact)
+    p_value: float = math.nan  #: two-sided p-value of t under "no difference"
+    cut: float = math.nan  #: |t| above which the difference is significant at ``alpha``
+    power: float = math.nan  #: probability of rejecting when the true difference is +-``min_effect``
+    min_effect: float = math.nan
 
 
 def published_se(sd_reproduced: float, n_published: float | None) -> float:
@@ -119,27 +141,64 @@ def published_se(sd_reproduced: float, n_published: float | None) -> float:
     return float(sd_reproduced) / math.sqrt(float(n_published))
 
 
-def classify(z: float, explained: str | None = None, threshold: float = Z_AGREE, *, se: float | None = None,
-             min_effect: float | None = None) -> str:
-    """``agrees`` when |z| <= threshold (and, when ``min_effect`` is stated, ``threshold`` x ``se`` <= min_effect,
-    else ``inconclusive (too noisy)``: the comparison could not have seen a difference of that size); otherwise
-    ``differs, explained (<explained>)`` when an ERRATA hypothesis whose own test accepts this data set explains the
-    difference, else ``differs, unexplained``.  A non-finite z (zero standard error and a difference) differs; a NaN
-    z (a missing number) is ``inconclusive (too noisy)``."""
+def _df(df: float | None) -> float:
+    return math.inf if df is None or not np.isfinite(df) else float(df)
+
+
+def comparison_cut(df: float | None = None, alpha: float = ALPHA_COMPARE) -> float:
+    """|t| above which a difference is significant at the two-sided level ``alpha`` (t with ``df`` degrees of freedom,
+    the normal law when ``df`` is None or infinite): 3.0 for the normal law at 0.0027, 4.09 at 9, 6.62 at 4."""
+    from scipy import stats
+
+    d = _df(df)
+    return float(stats.norm.isf(alpha / 2)) if math.isinf(d) else float(stats.t.isf(alpha / 2, d))
+
+
+def comparison_power(effect: float, se: float, df: float | None = None, alpha: float = ALPHA_COMPARE) -> float:
+    """Probability that :func:`compare` rejects "no difference" when the true difference is +-``effect``: P(|T| > cut)
+    with T noncentral t (``df``, noncentrality effect / se); normal when ``df`` is None.  An exact number (se = 0) has
+    power 1 against any positive effect; a NaN standard error has power 0."""
+    from scipy import stats
+
+    if not _finite(effect, se) or float(se) < 0:
+        return 0.0
+    e, s = abs(float(effect)), float(se)
+    if s == 0:
+        return 1.0 if e > 0 else 0.0
+    c, d, nc = comparison_cut(df, alpha), _df(df), e / s
+    if math.isinf(d):
+        return float(stats.norm.sf(c - nc) + stats.norm.cdf(-c - nc))
+    # the far tail (P(T < -cut), about 0 for a large noncentrality) can come back NaN from scipy: read it as 0
+    upper, lower = float(stats.nct.sf(c, d, nc)), float(stats.nct.sf(c, d, -nc))
+    return min(1.0, (upper if np.isfinite(upper) else 1.0 if nc > c else 0.0) + (lower if np.isfinite(lower) else 0.0))
+
+
+def classify(z: float, explained: str | None = None, *, df: float | None = None, alpha: float = ALPHA_COMPARE,
+             power: float | None = None, power_target: float = POWER_TARGET) -> str:
+    """The class of a published number from its t statistic ``z``: ``agrees`` when |z| is within the cut of t with
+    ``df`` at ``alpha`` (:func:`comparison_cut`) and, when ``power`` (against the minimum effect) is given, it is at least
+    ``power_target``, else ``inconclusive (too noisy)`` (the comparison could not have seen a difference of that
+    size); beyond the cut ``consistent with <explained>`` when a hypothesis accepted by its own test names the number,
+    else ``differs, unexplained``.  A non-finite z (zero standard error and a difference) differs; a NaN z (a
+    missing number, or one run: no spread) is ``inconclusive (too noisy)``."""
     if isinstance(z, float) and math.isnan(z):
         return TOO_NOISY
-    if np.isfinite(z) and abs(z) <= threshold:
-        if min_effect is not None and se is not None and not threshold * float(se) <= float(min_effect):
+    if np.isfinite(z) and abs(z) <= comparison_cut(df, alpha):
+        if power is not None and not float(power) >= power_target:
             return TOO_NOISY
         return "agrees"
     if explained:
-        return f"differs, explained ({explained})"
+        return f"{CONSISTENT} {explained}"
     return "differs, unexplained"
 
 
 def compare(published: float, reproduced: float, se_reproduced: float, se_published: float = 0.0,
-            explained: str | None = None, threshold: float = Z_AGREE, *, min_effect: float | None = None) -> Comparison:
-    """z of the difference and its class (see the module docstring and :func:`classify`)."""
+            explained: str | None = None, *, df: float | None = None, alpha: float = ALPHA_COMPARE,
+            min_effect: float | None = None) -> Comparison:
+    """t of the difference, its p-value against ``df`` degrees of freedom, the power against ``min_effect`` and the
+    class (see the module docstring and :func:`classify`)."""
+    from scipy import stats
+
     se = math.hypot(float(se_reproduced), float(se_published))
     diff = float(reproduced) - float(published)
     if math.isnan(diff) or math.isnan(se):
@@ -148,8 +207,12 @@ def compare(published: float, reproduced: float, se_reproduced: float, se_publis
         z = diff / se
     else:
         z = 0.0 if diff == 0 else math.copysign(math.inf, diff)
+    d = _df(df)
+    p = math.nan if math.isnan(z) else float(2 * (stats.norm.sf(abs(z)) if math.isinf(d) else stats.t.sf(abs(z), d)))
+    power = None if min_effect is None else comparison_power(float(min_effect), se, df, alpha)
     return Comparison(float(published), float(reproduced), float(se_reproduced), float(se_published), z,
-                      classify(z, explained, threshold, se=se, min_effect=min_effect))
+                      classify(z, explained, df=df, alpha=alpha, power=power), d, p, comparison_cut(df, alpha),
+                      math.nan if power is None else power, math.nan if min_effect is None else float(min_effect))
 
 
 def at_most(measured: float, bound: float, rtol: float = 0.0) -> bool:

@@ -26,7 +26,7 @@ from .statements import ABLATION
 
 __all__ = [
     "BETA",
-    "DIM_MARGIN",
+    "DIM_REL_MARGIN",
     "MIN_GROWTH",
     "FREE_MARGIN",
     "exact_outcome",
@@ -49,8 +49,10 @@ __all__ = [
 
 #: The theorems' confidence parameter (the failure probability a rate check tests).
 BETA = 0.05
-#: Dimension independence: the error at the largest d minus the error at the smallest, inside +-DIM_MARGIN (TOST).
-DIM_MARGIN = 0.05
+#: Dimension independence: the error at the largest d minus the error at the smallest d > eps m, inside
+#: +-DIM_REL_MARGIN x the error at that d (TOST; ours: a change of a quarter of the error).  A fixed +-0.05 was larger
+#: than the errors it tested (0.035-0.041), so it could not fail.
+DIM_REL_MARGIN = 0.25
 #: The growth a "the error grows with d" check is meant to see (its power is stated against it).
 MIN_GROWTH = 0.1
 #: "Privacy beyond epsilon = 1 essentially for free": private minus non-private error inside +-FREE_MARGIN (TOST).
@@ -265,7 +267,7 @@ def record_dimension(checks: Checks, dim: pd.DataFrame, best: pd.DataFrame, base
                      epsilon: float) -> None:
     """The dimension figure's checks, on the per-seed errors: dimension independence of Algorithm 2 between the smallest
     d above eps m (the regime the paper states for Algorithm 2: "assuming d > eps m"; below it the JL map is no
-    compression) and the largest d (TOST within +-:data:`DIM_MARGIN`), growth of the other papers' mechanisms from the
+    compression) and the largest d (TOST within +-:data:`DIM_REL_MARGIN` x the error), growth of the other papers' mechanisms from the
     smallest to the largest d (each at its best grid value per d; a one-sided test, power stated against
     :data:`MIN_GROWTH`), Algorithm 2 (k = 100) below them at the largest d, and the JL ablation (the same noisy GD in
     R^d) against Algorithm 2 at the largest d (consistency: our benchmark's attribution of the difference to the JL
@@ -287,25 +289,30 @@ def record_dimension(checks: Checks, dim: pd.DataFrame, best: pd.DataFrame, base
         if method.startswith("Algorithm 2"):
             lo2 = errors(method, dreg)
             diff2, se2, df2 = mean_difference(lo2, hi)
+            margin = DIM_REL_MARGIN * float(lo2.mean())
             checks.record("Theorem 3.2 (dimension independence)", f"{method}: error at d = {dmax} equals the error at d = {dreg} "
-                          f"(the smallest d > eps m = {epsilon * m:g}) within +-{DIM_MARGIN:g}",
-                          verdicts.equivalence_verdict(diff2, se2, margin=DIM_MARGIN, df=df2), kind="measured",
-                          bound=f"+-{DIM_MARGIN:g}", measured=f"{lo2.mean():.3f} -> {hi.mean():.3f}",
-                          detail=f"at d = {dmin} (no compression: d <= k) the error is {lo.mean():.3f}",
+                          f"(the smallest d > eps m = {epsilon * m:g}) within +-{DIM_REL_MARGIN:g} x that error",
+                          verdicts.equivalence_verdict(diff2, se2, margin=margin, df=df2), kind="measured",
+                          bound=f"+-{margin:.4g}", measured=f"{lo2.mean():.3f} -> {hi.mean():.3f}",
+                          detail=f"at d = {dmin} (no compression: d <= k) the error is {lo.mean():.3f}; margin ours (a quarter "
+                          "of the error: smaller than the effect it tests)",
                           id="dimension-k100" if "100" in method else "dimension-paper-k")
         elif method == ABLATION:
             continue
         else:
             checks.record("Section 1 (DP-ERM pays sqrt(d)/m)", f"{method}: error grows from d = {dmin} to d = {dmax}",
-                          verdicts.difference_verdict(diff, se, min_effect=MIN_GROWTH, df=df), kind="measured",
-                          bound="difference > 0", measured=text, detail="each at its best grid value per d")
+                          verdicts.difference_verdict(diff, se, min_effect=MIN_GROWTH, df=df), kind="consistency",
+                          bound="difference > 0", measured=text,
+                          detail="each at its best grid value per d, chosen on the test error (an oracle-tuned baseline: our "
+                          "construct, not the paper's protocol, so a consistency row)")
     a2 = errors("Algorithm 2 (k = 100)", dmax)
     for method in baselines:
         diff, se, df = mean_difference(a2, errors(method, dmax))
         checks.record("Theorem 3.2 vs DP-ERM in high dimension", f"Algorithm 2 (k = 100, ours) below {method} at d = {dmax}",
-                      verdicts.difference_verdict(diff, se, min_effect=MIN_GROWTH, df=df), kind="measured",
+                      verdicts.difference_verdict(diff, se, min_effect=MIN_GROWTH, df=df), kind="consistency",
                       bound="difference > 0", measured=f"{a2.mean():.3f} vs {errors(method, dmax).mean():.3f}",
-                      detail="k's constant is lost; the paper's k with constant 1 is in the figure")
+                      detail="k's constant is lost; the paper's k with constant 1 is in the figure; the baselines are "
+                      "oracle-tuned (best grid value on the test error): our construct, a consistency row")
     ab = errors(ABLATION, dmax)
     for method in ("Algorithm 2 (paper's k)", "Algorithm 2 (k = 100)"):
         a = errors(method, dmax)

@@ -6,7 +6,8 @@
   chooses one on Table 7.3's non-private column;
 * :mod:`.statements`: the checks of the thesis's corollaries, theorems and Section 7's claims, with their criteria;
 * :mod:`.audits`: privacy audits of Algorithm 1 and of Phase II;
-* :mod:`.records`: results as table rows and tested hypotheses (``hypotheses.csv``).
+* :mod:`.records`: results as table rows and tested hypotheses (``hypotheses.csv``);
+* :mod:`.registry`: the hypotheses registered before they are run (``registry.yaml``).
 
 ``from dpkernels.experiments import park2022 as E`` gives all of them.
 """
@@ -19,7 +20,9 @@ from dpkernels.experiments.park2022.readings import *  # noqa: F401,F403
 from dpkernels.experiments.park2022.readings import __all__ as _readings
 from dpkernels.experiments.park2022.records import *  # noqa: F401,F403
 from dpkernels.experiments.park2022.records import __all__ as _records
+from dpkernels.experiments.park2022.registry import *  # noqa: F401,F403
+from dpkernels.experiments.park2022.registry import __all__ as _registry
 from dpkernels.experiments.park2022.statements import *  # noqa: F401,F403
 from dpkernels.experiments.park2022.statements import __all__ as _statements
 
-__all__ = [*_protocol, *_readings, *_statements, *_audits, *_records]
+__all__ = [*_protocol, *_readings, *_statements, *_audits, *_records, *_registry]
