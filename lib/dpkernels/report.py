@@ -85,7 +85,7 @@ CLASSES = ("agrees", verdicts.TOO_NOISY, "differs, explained", "differs, unexpla
 #: Classes a table row may impose (with its reason in ``note``): neither an agreement nor an explanation.
 OVERRIDE_CLASSES = ("not comparable", "input")
 #: Columns of ``hypotheses.csv``: an ERRATA id, the data set it was tested on, what was tested (in words), the number
-#: the test produced (e.g. max |z|), whether the test accepts the hypothesis for that data set, and details.
+#: the test produced (e.g. ``max |z|``), whether the test accepts the hypothesis for that data set, and details.
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

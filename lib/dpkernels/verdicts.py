@@ -8,7 +8,7 @@ They are compared through the standard error of the *difference*,
 never through the spread of single runs (a published mean inside the central 95% of single runs can be many
 standard errors away).  When the paper does not report its spread, ``se_published`` is computed from ours under
 the stated assumption that the paper's runs had our per-run spread: se_published = sd_reproduced / sqrt(n_published)
-(:func:`published_se`).  Each published number is then classified (:func:`classify`) as ``agrees`` (|z| <= 3),
+(:func:`published_se`).  Each published number is then classified (:func:`classify`) as ``agrees`` (``|z| <= 3``),
 ``differs, explained (ERRATA id)`` or ``differs, unexplained``.
 
 Claims.  A claimed upper bound holds when the measurement is at most the bound (:func:`at_most`), a lower bound
@@ -86,7 +86,7 @@ __all__ = [
     "law_verdict",
 ]
 
-#: |z| up to this many standard errors of the difference counts as agreement.
+#: ``|z|`` up to this many standard errors of the difference counts as agreement.
 Z_AGREE = 3.0
 #: The three verdicts, and ``skipped`` for a check that could not run (data absent), with its reason.
 STATUSES = ("holds", "violated", "inconclusive", "skipped")
@@ -121,7 +121,7 @@ def published_se(sd_reproduced: float, n_published: float | None) -> float:
 
 def classify(z: float, explained: str | None = None, threshold: float = Z_AGREE, *, se: float | None = None,
              min_effect: float | None = None) -> str:
-    """``agrees`` when |z| <= threshold (and, when ``min_effect`` is stated, ``threshold`` x ``se`` <= min_effect,
+    """``agrees`` when ``|z| <= threshold`` (and, when ``min_effect`` is stated, ``threshold`` x ``se`` <= min_effect,
     else ``inconclusive (too noisy)``: the comparison could not have seen a difference of that size); otherwise
     ``differs, explained (<explained>)`` when an ERRATA hypothesis whose own test accepts this data set explains the
     difference, else ``differs, unexplained``.  A non-finite z (zero standard error and a difference) differs; a NaN
@@ -316,7 +316,7 @@ def difference_verdict(mean: float, se: float, *, min_effect: float, df: float |
 
 def equivalence_verdict(mean: float, se: float, *, margin: float, df: float | None = None, alpha: float = ALPHA
                         ) -> Outcome:
-    """Two one-sided tests (TOST) of |difference| < ``margin``: holds when the (1 - 2 alpha) interval lies inside
+    """Two one-sided tests (TOST) of ``|difference|`` < ``margin``: holds when the (1 - 2 alpha) interval lies inside
     (-margin, margin), violated when it lies wholly outside [-margin, margin], inconclusive otherwise."""
     if not _finite(mean, se, margin) or float(se) < 0:
         return Outcome("inconclusive", f"difference {mean} (se {se}): not a finite measurement")
@@ -422,13 +422,13 @@ def exponent_verdict(measured_slope: float, se: float, claimed_exponent: float, 
 # added for issue 21 (Chaudhuri's sampler rows): a sampled law against the law it claims
 # ----------------------------------------------------------------------------------------------
 def dkw_radius(n: int, alpha: float = ALPHA) -> float:
-    """Radius of the (1 - alpha) Dvoretzky-Kiefer-Wolfowitz band (Massart's constant): sup_x |F_n(x) - F(x)| <= it with
+    """Radius of the (1 - alpha) Dvoretzky-Kiefer-Wolfowitz band (Massart's constant): ``sup_x |F_n(x) - F(x)|`` <= it with
     probability >= 1 - alpha for n draws of any law F."""
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * int(n)))
 
 
 def law_verdict(distance: float, n: int, *, margin: float, alpha: float = ALPHA) -> Outcome:
-    """A sampler against the law it claims, by the Kolmogorov distance D_n = sup_x |F_n(x) - F(x)| of ``n`` draws to
+    """A sampler against the law it claims, by the Kolmogorov distance ``D_n = sup_x |F_n(x) - F(x)|`` of ``n`` draws to
     the claimed law F: the true distance of the sampler's law lies within D_n +- :func:`dkw_radius` with probability
     >= 1 - alpha, so the sampler is confirmed within ``margin`` when D_n + radius < margin (holds), refuted when
     D_n - radius > margin (violated), and inconclusive otherwise (too few draws, or NaN)."""

@@ -8,10 +8,10 @@ hypothesis for that number's data set as a whole (:func:`explanations`), never c
   directions reused in every fold, Lambda, epsilon and loss).  Test: every published output number of the data set
   within 3 spreads of our protocol repeated with independent sets (:func:`shared_draws_output`).
 * C8 (a constant classifier): Table 2's 0.2084 entries (objective LR, Lambda <= 1e-5) are the error of predicting
-  the majority class for every connection.  Test: |z| <= 3 against the minority share of the full file under the
+  the majority class for every connection.  Test: ``|z| <= 3`` against the minority share of the full file under the
   chosen reading's task, with the binomial spread of a 70,000-row sample.
 * C4 (the reading of the KDD protocol): the published KDD numbers agree under the reading the stated rule chose
-  (:mod:`.readings`); the other readings' counts are kept beside it.
+  (:mod:`~dpkernels.experiments.chaudhuri2011.readings`); the other readings' counts are kept beside it.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def shared_draws_output(data: Dataset, solutions: dict[tuple[str, int], dict[flo
 
 def shared_draws_hypothesis(sh: pd.DataFrame, dataset: str) -> dict[str, object]:
     """C5 for one data set: accepted when every published output number is within 3 spreads of the shared-directions
-    protocol (max |z_shared| <= 3)."""
+    protocol (``max |z_shared| <= 3``)."""
     z = np.abs(sh["z_shared"].to_numpy(dtype=float))
     k = int(np.nanargmax(z))
     w = sh.iloc[k]
@@ -114,7 +114,7 @@ def minority_share(task: str) -> float:
 
 def constant_classifier_hypothesis(task: str) -> dict[str, object]:
     """C8 under the reading's ``task``: z of the published 0.2084 against the minority share of the full file, with
-    the binomial standard deviation of a 70,000-row sample's share (the paper's subset); accepted when |z| <= 3.  The
+    the binomial standard deviation of a 70,000-row sample's share (the paper's subset); accepted when ``|z| <= 3``.  The
     other task's z is given in ``detail``."""
     pub = PUBLISHED_TABLES["kddcup99"][("logistic", "objective")][0]
 
