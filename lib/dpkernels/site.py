@@ -175,6 +175,11 @@ def _claims_table(table_id: str, checks: pd.DataFrame, paper: str | None, links:
     return body
 
 
+def _count_link(page: str, n: int, query: str) -> str:
+    """A count of the dashboard's totals, linking to its rows (``page`` with its filter preselected by ``query``)."""
+    return f'<a href="{page}?{query}">{n}</a>' if n else "0"
+
+
 def dashboard(outputs: dict[str, tuple[pd.DataFrame, str | None, CellLinks]]) -> dict[str, str]:
     """The dashboard's pages (MyST markdown holding HTML blocks), by path under the site's sources: ``dashboard.md``
     (the verdict counts of every output folder, each count linking to its rows) and, per output folder of
@@ -193,13 +198,9 @@ def dashboard(outputs: dict[str, tuple[pd.DataFrame, str | None, CellLinks]]) ->
     for out, (checks, paper, links) in outputs.items():
         page = f"{DASHBOARD_DIR}/{_e(out)}.html"
         c = _counts(checks)
-
-        def count(n: int, query: str) -> str:
-            return f'<a href="{page}?{query}">{n}</a>' if n else "0"
-
-        cells = [f'<a href="{page}">{_e(out)}</a>', count(c["measured claims"], "kind=measured"),
-                 *[count(c[s], f"kind=measured&amp;verdict={s}") for s in STATUSES],
-                 *[count(c[k], f"kind={k}") for k in KINDS if k != "measured"],
+        cells = [f'<a href="{page}">{_e(out)}</a>', _count_link(page, c["measured claims"], "kind=measured"),
+                 *[_count_link(page, c[s], f"kind=measured&amp;verdict={s}") for s in STATUSES],
+                 *[_count_link(page, c[k], f"kind={k}") for k in KINDS if k != "measured"],
                  f"{len(links.verdict_cell)} of {len(checks)}"]
         table.append("<tr>" + "".join(f"<td>{v}</td>" for v in cells) + "</tr>")
     table.append("</tbody></table>")
