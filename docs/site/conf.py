@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib.metadata import version as _version
 
 project = "dpkernels"
@@ -19,9 +20,10 @@ extensions = [
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-templates_path: list[str] = []
+templates_path = ["_templates"]  # autosummary/: a class page documents its members; a package page, what it defines
 html_static_path = ["_static"]
 html_css_files = ["dpkernels.css"]
+html_js_files = ["dashboard.js"]  # the filter of the dashboard's claims tables
 
 # the notebooks are shown as executed for the reference, never re-executed
 nb_execution_mode = "off"
@@ -32,6 +34,9 @@ suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
 
 autosummary_generate = True
 autosummary_imported_members = False
+autodoc_member_order = "bysource"  # a paper's statements in the paper's order
+# signatures name numpy's ArrayLike and NDArray instead of expanding them (the modules postpone their annotations)
+autodoc_type_aliases = {"ArrayLike": "ArrayLike", "NDArray": "NDArray"}
 numpydoc_show_class_members = False
 numpydoc_show_inherited_class_members = False
 numpydoc_validation_checks: set[str] = set()
@@ -66,5 +71,38 @@ def _cell_ids(app, doctree) -> None:  # noqa: ANN001
                 node["ids"].append(anchor)
 
 
+def _skip(app, what, name, obj, skip, options):  # noqa: ANN001, ANN201
+    """Leave out of a module's page the names the package exports (``dpkernels.ObjectivePerturbation``): each has
+    its own page under ``dpkernels``, which references to its defining module's name resolve to.  Leave out of a
+    class's page the methods it inherits from scikit-learn or Python (``get_params``, ``score``): documented there."""
+    import dpkernels
+
+    if what == "module" and name in dpkernels.__all__ and getattr(dpkernels, name, None) is obj:
+        return True
+    if what == "class" and (callable(obj) or isinstance(obj, property)):
+        module = getattr(getattr(obj, "fget", obj), "__module__", None) or ""
+        if module.split(".")[0] != "dpkernels":
+            return True
+    return None
+
+
+_ALIAS_REPR = re.compile(r"TypeAliasForwardRef\('([^']*)'\)")
+
+
+def _signature(app, what, name, obj, options, signature, return_annotation):  # noqa: ANN001, ANN201
+    """Runs before numpydoc's handler.  A module constant keeps no signature: numpydoc would give a callable one
+    (``Info = dict[str, Any]``) ``dict``'s, which Sphinx 9 cannot place on an object without one ("list assignment
+    index out of range"); the pair of ``None`` leaves the signature as it is.  An alias of
+    :data:`autodoc_type_aliases` inside a union (``ArrayLike | None``) is written by its name, not by Sphinx's
+    ``TypeAliasForwardRef('ArrayLike')``."""
+    if what in ("data", "attribute"):
+        return None, None
+    if "TypeAliasForwardRef" in (signature or "") + (return_annotation or ""):
+        return _ALIAS_REPR.sub(r"\1", signature or ""), _ALIAS_REPR.sub(r"\1", return_annotation or "")
+    return None
+
+
 def setup(app):  # noqa: ANN001, ANN201
     app.connect("doctree-read", _cell_ids)
+    app.connect("autodoc-skip-member", _skip)
+    app.connect("autodoc-process-signature", _signature, priority=400)

@@ -147,7 +147,7 @@ def epsilon_lower_bound(
 
 
 def laplace_llr_statistic(outputs: Array, center_d: Array, center_dprime: Array) -> Array:
-    """||o - c'||_1 - ||o - c||_1 for each row o: the Laplace mechanism's log-likelihood ratio times lambda.
+    """``||o - c'||_1 - ||o - c||_1`` for each row o: the Laplace mechanism's log-likelihood ratio times lambda.
 
     Large values favour D (centre c); the statistic lies in [-||c - c'||_1, ||c - c'||_1].
     The statistic has atoms at both ends; it is rounded to a grid of 1e-9 ||c - c'||_1 so that
@@ -281,7 +281,7 @@ def laplace_float_reachable(outputs: Array, center: Array, scale: float, window:
 
     numpy draws U = k 2^-53 and returns ``0 + scale * log(2U)`` (U < 1/2) or ``0 - scale * log(2 - 2U)``, so every
     noise value is +-fl(scale * fl(log(j 2^-52))) for an integer j.  An output o is reachable from c when some such
-    noise x has fl(c + x) = o: the j near exp(-|o - c| / scale) 2^52 (``window`` either side) are tried, for both
+    noise x has fl(c + x) = o: the j near ``exp(-|o - c| / scale) 2^52`` (``window`` either side) are tried, for both
     signs and for the doubles next to o - c.  A row is reachable when all its coordinates are.  The set of
     reachable doubles depends on c, which is the floating-point attack: outputs of the continuous sampler are
     always reachable from their own centre and often not from a neighbour's.  Releases rounded to a grid

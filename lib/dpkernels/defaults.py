@@ -63,7 +63,7 @@ NONPRIVATE_LAMBDAS = (1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 
 
 def loss_curvature(loss: str, h: float = 0.5) -> float:
-    """c = sup |l''| (Chaudhuri et al. Section 3.4): logistic 1/4, Huber 1/(2h), smoothed hinge 3/(4h).  For the
+    """``c = sup |l''|`` (Chaudhuri et al. Section 3.4): logistic 1/4, Huber 1/(2h), smoothed hinge 3/(4h).  For the
     output-perturbation bound (Theorem 15) the same c is the Lipschitz constant of l'."""
     h = check_positive(h, "h")
     table = {"logistic": 0.25, "huber": 1.0 / (2.0 * h), "smoothed_hinge": 3.0 / (4.0 * h)}

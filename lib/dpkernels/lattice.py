@@ -503,7 +503,7 @@ def affine_gaussian_lattice(center: ArrayLike, A: Array | None, sigma: float, no
     The Gaussian release N(center, sigma^2 A A'), exactly rounded: a correlated noise (e.g. a Gaussian process
     on a finite set of points through a Cholesky factor A) is rounded after it is added, so the guarantee is
     that of the continuous mechanism with covariance sigma^2 A A' (A taken as the exact real matrix it holds).
-    Float error of the product A z is bounded componentwise by gamma_m |A| |z| (any summation order).
+    Float error of the product A z is bounded componentwise by ``gamma_m |A| |z|`` (any summation order).
     """
     sigma = check_positive(sigma, "sigma")
     center = np.asarray(center, dtype=np.float64)

@@ -1,18 +1,18 @@
 """Margin losses l(z), z = y f(x), with the constants the privacy proofs need.
 
 Each loss exposes its value, first and second derivative in z, its Lipschitz constant ``lipschitz``
-(Rubinstein et al.'s L; Chaudhuri et al. require |l'| <= 1) and its curvature bound ``curvature``
-(Chaudhuri et al.'s c >= |l''|), plus whether it is twice differentiable everywhere (Theorem 9 of
+(Rubinstein et al.'s L; Chaudhuri et al. require ``|l'| <= 1``) and its curvature bound ``curvature``
+(Chaudhuri et al.'s ``c >= |l''|``), plus whether it is twice differentiable everywhere (Theorem 9 of
 Chaudhuri et al. needs that; Huber is only piecewise C^2, hence their Corollary 13).
 
-=================  =====================================================  =====  ============
-loss               l(z)                                                   L      c
-=================  =====================================================  =====  ============
-hinge              max(0, 1 - z)                                          1      (not smooth)
-logistic           log(1 + exp(-z))                                       1      1/4
-huber (h)          0, (1+h-z)^2/(4h), 1-z  (Chaudhuri et al. Eq. 7)       1      1/(2h)
-smoothed hinge (h) Chapelle (2007) quartic smoothing (Chaudhuri Sec 3.4)  1      3/(4h)
-=================  =====================================================  =====  ============
+==================  =====================================================  =====  ============
+loss                l(z)                                                   L      c
+==================  =====================================================  =====  ============
+hinge               max(0, 1 - z)                                          1      (not smooth)
+logistic            log(1 + exp(-z))                                       1      1/4
+huber (h)           0, (1+h-z)^2/(4h), 1-z  (Chaudhuri et al. Eq. 7)       1      1/(2h)
+smoothed hinge (h)  Chapelle (2007) quartic smoothing (Chaudhuri Sec 3.4)  1      3/(4h)
+==================  =====================================================  =====  ============
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class MarginLoss(ABC):
 
     @property
     def curvature(self) -> float:
-        """Upper bound c on |l''(z)| (``inf`` for a non-smooth loss)."""
+        """Upper bound c on ``|l''(z)|`` (``inf`` for a non-smooth loss)."""
         return float("inf")
 
     @property
@@ -76,7 +76,7 @@ class Hinge(MarginLoss):
 
 @dataclass(frozen=True)
 class Logistic(MarginLoss):
-    """Logistic loss log(1 + exp(-z)); |l'| <= 1, 0 < l'' <= 1/4 (Chaudhuri et al. Sec 3.4.1)."""
+    """Logistic loss log(1 + exp(-z)); ``|l'| <= 1``, ``0 < l'' <= 1/4`` (Chaudhuri et al. Sec 3.4.1)."""
 
     name: ClassVar[str] = "logistic"
     twice_differentiable: ClassVar[bool] = True
@@ -98,9 +98,9 @@ class Logistic(MarginLoss):
 
 @dataclass(frozen=True)
 class Huber(MarginLoss):
-    """Huber loss of Chaudhuri et al. Eq. (7): 0 (z > 1+h), (1+h-z)^2/(4h) (|1-z| <= h), 1-z (z < 1-h).
+    """Huber loss of Chaudhuri et al. Eq. (7): 0 (z > 1+h), (1+h-z)^2/(4h) (``|1-z| <= h``), 1-z (z < 1-h).
 
-    Differentiable with l' in [-1, 0], piecewise twice differentiable with |l''| <= c = 1/(2h).
+    Differentiable with l' in [-1, 0], piecewise twice differentiable with ``|l''| <= c = 1/(2h)``.
     """
 
     h: float = 0.5

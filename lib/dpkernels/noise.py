@@ -1,7 +1,7 @@
 """Noise samplers and selection mechanisms.  Every function takes a ``random_state``.
 
 * :func:`laplace_vector`: i.i.d. Laplace(0, scale) coordinates (Rubinstein et al. Algorithms 2-3,
-  Park Algorithm 1); density prod_i exp(-|b_i| / scale) / (2 scale).
+  Park Algorithm 1); density ``prod_i exp(-|b_i| / scale) / (2 scale)``.
 * :func:`gamma_norm_vector`: Chaudhuri et al.'s Eq. (4), density proportional to exp(-beta ||b||_2).
   In polar coordinates the density of r = ||b|| is proportional to r^{d-1} exp(-beta r), i.e.
   r ~ Gamma(shape d, scale 1/beta), and the direction is uniform on the sphere, independent of r.

@@ -97,7 +97,7 @@ NUMBER_KINDS = ("non-private", "private, eps <= 0.1", "private, eps > 0.1", "oth
 #: Largest epsilon counted as "small" in :data:`NUMBER_KINDS`.
 EPS_SMALL = 0.1
 #: Columns of ``hypotheses.csv``: an ERRATA id, the data set it was tested on, what was tested (in words), the number
-#: the test produced (e.g. max |z|), whether the test accepts the hypothesis for that data set, and details.
+#: the test produced (e.g. ``max |z|``), whether the test accepts the hypothesis for that data set, and details.
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
 #: Optional columns of ``hypotheses.csv``: ``scope`` (which published numbers the hypothesis bears on, see
 #: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative) and

@@ -2,15 +2,21 @@
 report as a dashboard, built with Sphinx (PyData theme, numpydoc, myst-nb) into ``build/site/html/``.
 
 The site is built from the committed reference and never executes a notebook: the sources in ``docs/site/``
-are copied to ``build/site/src/`` together with
+(``api.rst``: the library, by topic; ``internals.rst``: the modules that run the workbook) are copied to
+``build/site/src/`` together with
 
 * ``notebooks/<paper>.ipynb``: the reference notebooks, each code cell that prints a check's verdict marked
   with the anchor ``check-<id>`` and each cell that shows a figure with ``figure-<n>`` (cell metadata read by the
   small Sphinx extension in ``docs/site/conf.py``, which gives the cell's HTML element those ids);
 * ``dashboard.md``: from every ``paper_figures/<output>/checks.csv``, the verdict counts per paper (measured
-  claims apart from analytic, consistency and target rows) and every check with links to the cell that shows
-  its verdict and to the figures of the same notebook section (:func:`claim_links`);
+  claims apart from analytic, consistency and target rows), each count linking to its rows; and
+  ``dashboard/<output>.md``: every check of one output folder, its verdict and the links to the cell that shows it
+  and to the figures of the same notebook section first (:func:`claim_links`), filterable by verdict, kind and text
+  (``docs/site/_static/dashboard.js``);
+* ``docs/statements/<paper>.md``: the statements each paper's checks test (the notebooks link to them there);
 * ``errata.md``: the rendered ``ERRATA.md``.
+
+Sphinx's warnings go to ``sphinx-warnings.log`` beside the pages; the site's test requires none.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ import pandas as pd
 
 from dpkernels.report import BUILD_DIR, KINDS, PAPER_TITLES, REPO_ROOT, STATUSES
 
-__all__ = ["SITE_SOURCES", "ANCHOR_KEY", "CellLinks", "claim_links", "dashboard", "build_site"]
+__all__ = ["SITE_SOURCES", "ANCHOR_KEY", "CLAIM_COLUMNS", "DASHBOARD_DIR", "STATEMENTS_DIR", "CellLinks", "claim_links",
+           "dashboard", "build_site"]
 
 SITE_SOURCES = REPO_ROOT / "docs" / "site"
 #: Cell metadata key holding the HTML ids a notebook cell gets on the site.
@@ -116,48 +123,98 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-def dashboard(outputs: dict[str, tuple[pd.DataFrame, str | None, CellLinks]]) -> str:
-    """The dashboard page (MyST markdown holding an HTML block): ``outputs`` maps each output folder of
-    ``paper_figures`` to its checks, the notebook that shows them (``None``: none) and their links."""
+#: Columns of a paper's claims table, in order: a reader sees the verdict and the link to it first.
+CLAIM_COLUMNS = ("verdict", "links", "claim", "check", "kind", "bound", "measured")
+#: Folder (under the site's sources) of the dashboard's per-paper pages.
+DASHBOARD_DIR = "dashboard"
+#: Folder (under the site's sources) of ``docs/statements``: the notebooks' relative links to them resolve there.
+STATEMENTS_DIR = "docs/statements"
+
+
+def _filter_form(table_id: str, checks: pd.DataFrame) -> str:
+    """The filter above a claims table (``_static/dashboard.js``: verdict, kind, text; ``?verdict=&kind=`` in the
+    page's address preselects them)."""
+    def select(name: str, values: list[str]) -> str:
+        options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in values)
+        return f'<label>{name} <select name="{name}"><option value="">all</option>{options}</select></label>'
+
+    present = set(checks["status"]) | set(checks["kind"])
+    return (f'<form class="dashboard-filter" data-table="{_e(table_id)}" role="search">'
+            + select("verdict", [s for s in STATUSES if s in present])
+            + select("kind", [k for k in KINDS if k in present])
+            + '<label>text <input type="search" name="text" placeholder="claim, check or id"></label>'
+            + '<span class="dashboard-count" aria-live="polite"></span></form>')
+
+
+def _claims_table(table_id: str, checks: pd.DataFrame, paper: str | None, links: CellLinks) -> list[str]:
+    """The HTML rows of one output folder's claims table (columns :data:`CLAIM_COLUMNS`; pages under
+    :data:`DASHBOARD_DIR`, so links to notebooks go one folder up)."""
+    body = [f'<table class="table dashboard-claims" id="{_e(table_id)}"><thead><tr>'
+            + "".join(f'<th class="col-{c}">{c}</th>' for c in CLAIM_COLUMNS) + "</tr></thead><tbody>"]
+    for _, r in checks.iterrows():
+        cell = links.verdict_cell.get(r["id"])
+        if cell and paper:
+            nb = f"../notebooks/{_e(paper)}.html"
+            parts = [f'<a class="verdict-link" href="{nb}#{_e(cell)}" title="the notebook cell that shows this '
+                     f'verdict and its criterion">verdict cell</a>']
+            parts += [f'<a class="figure-link" href="{nb}#{_e(f)}">{_e(f.replace("figure-", "fig. "))}</a>'
+                      for f in links.figures.get(r["id"], [])]
+        else:
+            parts = ["(no cell shows this verdict)"]
+        cells = {
+            "verdict": f'<span class="verdict">{_e(r["status"])}</span>',
+            "links": " ".join(parts),
+            "claim": f'{_e(r["claim"])}<div class="claim-id">{_e(r["id"])}</div>',
+            "check": f'{_e(r["check"])}<div class="detail">{_e(r["detail"])}</div>' if r.get("detail") else _e(r["check"]),
+            "kind": _e(r["kind"]), "bound": _e(r["bound"]), "measured": _e(r["measured"]),
+        }
+        body.append(f'<tr id="claim-{_e(r["id"])}" class="status-{_e(r["status"])}" data-verdict="{_e(r["status"])}" '
+                    f'data-kind="{_e(r["kind"])}">' + "".join(f'<td class="col-{c}">{cells[c]}</td>'
+                                                              for c in CLAIM_COLUMNS) + "</tr>")
+    body.append("</tbody></table>")
+    return body
+
+
+def _count_link(page: str, n: int, query: str) -> str:
+    """A count of the dashboard's totals, linking to its rows (``page`` with its filter preselected by ``query``)."""
+    return f'<a href="{page}?{query}">{n}</a>' if n else "0"
+
+
+def dashboard(outputs: dict[str, tuple[pd.DataFrame, str | None, CellLinks]]) -> dict[str, str]:
+    """The dashboard's pages (MyST markdown holding HTML blocks), by path under the site's sources: ``dashboard.md``
+    (the verdict counts of every output folder, each count linking to its rows) and, per output folder of
+    ``paper_figures``, ``dashboard/<output>.md`` (its claims, filterable, verdict and link first).  ``outputs`` maps
+    each output folder to its checks, the notebook that shows them (``None``: none) and their links."""
     lines = ["# Dashboard: the papers' claims and their verdicts", "",
-             "Every row of every `paper_figures/<paper>/checks.csv` of the committed reference. Only `measured` rows "
-             "(a simulation, a solve or an audit set against a claim) count as checks of a claim; `analytic` rows set "
-             "the paper's formulas against our derivation, `consistency` rows are true by construction (never a "
-             "confirmation), `target` rows are our own goals. Each claim links to the notebook cell that shows its "
-             "verdict, with its criterion, and to the figures of that notebook section. Violated rows are explained "
-             "in the [errata](errata.md).", ""]
+             "Every row of every `paper_figures/<paper>/checks.csv` of the committed reference, one page per paper "
+             "(follow a paper's name, or a count to see its rows). Only `measured` rows (a simulation, a solve or an "
+             "audit set against a claim) count as checks of a claim; `analytic` rows set the paper's formulas against "
+             "our derivation, `consistency` rows are true by construction (never a confirmation), `target` rows are "
+             "our own goals. Each claim links to the notebook cell that shows its verdict, with its criterion, and to "
+             "the figures of that notebook section. Violated rows are explained in the [errata](errata.md).", ""]
     head = ["paper", "measured claims", *STATUSES, *[k for k in KINDS if k != "measured"], "claims linked to a cell"]
-    rows = []
-    for out, (checks, paper, links) in outputs.items():
-        c = _counts(checks)
-        linked = f"{len(links.verdict_cell)} of {len(checks)}"
-        rows.append([f'<a href="#{_e(out)}">{_e(out)}</a>', *[c[h] for h in head[1:-1]], linked])
-    table = ["<table class=\"table dashboard-totals\"><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head)
+    table = ['<table class="table dashboard-totals"><thead><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head)
              + "</tr></thead><tbody>"]
-    table += ["<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>" for r in rows]
-    table.append("</tbody></table>")
-    lines += ["```{raw} html", *table, "```", ""]
     for out, (checks, paper, links) in outputs.items():
-        lines += [f"({out})=", f"## {PAPER_TITLES.get(out, out)}", ""]
-        nb_note = f"notebook `notebooks/{paper}`" if paper else "no notebook shows these checks"
-        lines += [f"`paper_figures/{out}/checks.csv`, {len(checks)} rows; {nb_note}.", ""]
-        body = ["<table class=\"table dashboard-claims\"><thead><tr><th>verdict</th><th>kind</th><th>claim</th>"
-                "<th>check</th><th>bound</th><th>measured</th><th>links</th></tr></thead><tbody>"]
-        for _, r in checks.iterrows():
-            cell = links.verdict_cell.get(r["id"])
-            parts = []
-            if cell and paper:
-                parts.append(f'<a class="verdict-link" href="notebooks/{_e(paper)}.html#{_e(cell)}">cell</a>')
-                parts += [f'<a class="figure-link" href="notebooks/{_e(paper)}.html#{_e(f)}">{_e(f.replace("-", " "))}</a>'
-                          for f in links.figures.get(r["id"], [])]
-            else:
-                parts.append("(no cell shows this verdict)")
-            body.append(f'<tr class="status-{_e(r["status"])}"><td><b>{_e(r["status"])}</b></td><td>{_e(r["kind"])}</td>'
-                        f"<td>{_e(r['claim'])}</td><td>{_e(r['check'])}</td><td>{_e(r['bound'])}</td>"
-                        f"<td>{_e(r['measured'])}</td><td>{' '.join(parts)}</td></tr>")
-        body.append("</tbody></table>")
-        lines += ["```{raw} html", *body, "```", ""]
-    return "\n".join(lines)
+        page = f"{DASHBOARD_DIR}/{_e(out)}.html"
+        c = _counts(checks)
+        cells = [f'<a href="{page}">{_e(out)}</a>', _count_link(page, c["measured claims"], "kind=measured"),
+                 *[_count_link(page, c[s], f"kind=measured&amp;verdict={s}") for s in STATUSES],
+                 *[_count_link(page, c[k], f"kind={k}") for k in KINDS if k != "measured"],
+                 f"{len(links.verdict_cell)} of {len(checks)}"]
+        table.append("<tr>" + "".join(f"<td>{v}</td>" for v in cells) + "</tr>")
+    table.append("</tbody></table>")
+    lines += ["```{raw} html", *table, "```", "", "```{toctree}", ":hidden:", "",
+              *[f"{DASHBOARD_DIR}/{out}" for out in outputs], "```", ""]
+    pages = {"dashboard.md": "\n".join(lines)}
+    for out, (checks, paper, links) in outputs.items():
+        nb_note = f"shown in the notebook [{paper}](../notebooks/{paper}.ipynb)" if paper else "no notebook shows them"
+        text = [f"# {PAPER_TITLES.get(out, out)}", "",
+                f"The {len(checks)} rows of `paper_figures/{out}/checks.csv`, {nb_note}. Back to the "
+                "[dashboard](../dashboard.md).", "", "```{raw} html", _filter_form(f"claims-{out}", checks),
+                *_claims_table(f"claims-{out}", checks, paper, links), "```", ""]
+        pages[f"{DASHBOARD_DIR}/{out}.md"] = "\n".join(text)
+    return pages
 
 
 def _notebook_of(output: str, notebooks: dict[str, Any], checks: pd.DataFrame) -> str | None:
@@ -175,7 +232,8 @@ def _notebook_of(output: str, notebooks: dict[str, Any], checks: pd.DataFrame) -
 
 def build_site(out: Path | str | None = None, repo: Path = REPO_ROOT, quiet: bool = True) -> Path:
     """Build the site into ``out`` (default ``build/site``): sources in ``out/src``, pages in ``out/html``,
-    Sphinx's warnings in ``out/sphinx-warnings.log``; returns ``out/html/index.html``."""
+    Sphinx's warnings in ``out/sphinx-warnings.log`` (every source is read afresh, so the log is the whole build's);
+    returns ``out/html/index.html``."""
     import nbformat
 
     out = BUILD_DIR / "site" if out is None else Path(out)
@@ -201,11 +259,23 @@ def build_site(out: Path | str | None = None, repo: Path = REPO_ROOT, quiet: boo
     (src / "notebooks" / "index.md").write_text(
         "# Notebooks\n\nThe executed reference notebooks (full profile), as committed; nothing here is re-executed.\n\n"
         "```{toctree}\n:maxdepth: 1\n\n" + "\n".join(papers) + "\n```\n")
-    (src / "dashboard.md").write_text(dashboard(outputs))
+    for path, text in dashboard(outputs).items():
+        (src / path).parent.mkdir(parents=True, exist_ok=True)
+        (src / path).write_text(text)
     errata = Path(repo) / "ERRATA.md"
     if errata.exists():
         (src / "errata.md").write_text(errata.read_text())
-    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-w", str(out / "sphinx-warnings.log"), str(src), str(html_dir)]
+    statements = sorted((Path(repo) / "docs" / "statements").glob("*.md"))
+    (src / STATEMENTS_DIR).mkdir(parents=True)
+    for f in statements:
+        shutil.copy(f, src / STATEMENTS_DIR / f.name)
+    (src / STATEMENTS_DIR / "index.md").write_text(
+        "# Statements\n\nEach paper's statements that our checks test, restated with the paper's numbering and the "
+        "ids of the checks (rows of the [dashboard](../../dashboard.md)) that test them.\n\n```{toctree}\n:maxdepth: 1\n\n"
+        + "\n".join(f.stem for f in statements) + "\n```\n")
+    # -E: read every source afresh, so that the log holds every warning of the build, not only those of changed files
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-w", str(out / "sphinx-warnings.log"), str(src),
+           str(html_dir)]
     if quiet:
         cmd.insert(3, "-q")
     proc = subprocess.run(cmd, capture_output=quiet, text=True)

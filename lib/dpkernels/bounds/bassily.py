@@ -1,8 +1,8 @@
 """Calculators for Bassily, Mohri and Suresh (2022), "Differentially Private Learning with Margin Guarantees"
 (NeurIPS 2022; arXiv 2204.10376).
 
-Sources.  The main text survives only as a damaged extraction (``shared/papers/bassily2022_dp_margin_guarantees.txt``)
-and ``bassily2022-formulas.md`` restores what it can, each item tagged.  Every function here names its statement and
+Sources.  Only a damaged extraction of the main text was available to us; ``docs/statements/bassily2022.md`` restates
+what could be restored, each item tagged.  Every function here names its statement and
 the tag of its source (:data:`SOURCES`):
 
 * ``seed``: legible in the main text;
@@ -167,8 +167,8 @@ def theorem_3_2_runtime(m: int, d: int, epsilon: float, delta: float) -> float:
 # Section 4: random Fourier features, Theorem 4.1, Algorithm 3, Theorem 4.2
 # ----------------------------------------------------------------------------------------------
 def theorem_4_1_bound(r: float, m: int, beta: float, D: int) -> float:
-    """Theorem 4.1: with probability >= 1 - beta, max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)| <= 2 r^2
-    sqrt(log(2m / beta) / D) [reconstructed: the right-hand side is lost after "2r2"; Hoeffding + a union bound over
+    """Theorem 4.1: with probability >= 1 - beta, ``max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)| <= 2 r^2
+    sqrt(log(2m / beta) / D)`` [reconstructed: the right-hand side is lost after "2r2"; Hoeffding + a union bound over
     the m^2 pairs, as the proof sketch says, and with D = m^2 log(2m/beta) it is 2 r^2 / m, the "<~ 1/m" of the
     overview]."""
     return 2.0 * r * r * math.sqrt(_log(2.0 * m / check_probability(beta, "beta")) / check_positive(D, "D"))
@@ -239,9 +239,9 @@ def theorem_5_1_gamma(r: float, Lambda: float, L: int, rho: float, constant: flo
 # JL (Section 3.1, [Nel11, Theorem 109]; Appendix A not recovered)
 # ----------------------------------------------------------------------------------------------
 def jl_norm_distortion(k: int, n_points: int, beta: float) -> float:
-    """The largest relative squared-norm distortion |(||Phi x||^2 - ||x||^2) / ||x||^2| over ``n_points`` fixed vectors
+    """The largest relative squared-norm distortion ``|(||Phi x||^2 - ||x||^2) / ||x||^2|`` over ``n_points`` fixed vectors
     that a dense Rademacher or Gaussian k x d projection exceeds with probability <= beta [ours; Achlioptas 2003,
-    Theorem 1.1: P(|..| > t) <= 2 exp(-k (t^2 / 2 - t^3 / 3) / 2) per vector, union bound, solved for t <= 1].
+    Theorem 1.1: ``P(|..| > t) <= 2 exp(-k (t^2 / 2 - t^3 / 3) / 2)`` per vector, union bound, solved for t <= 1].
     Returns inf when no t <= 1 suffices."""
     target = _log(2.0 * n_points / check_probability(beta, "beta")) * 2.0 / int(k)
 

@@ -1,7 +1,7 @@
 """Calculators for Chaudhuri, Monteleoni and Sarwate (2011), "Differentially private empirical risk
-minimization", JMLR 12:1069-1109 (JMLR numbering; see ../shared/papers/chaudhuri2011-formulas.md).
+minimization", JMLR 12:1069-1109 (JMLR numbering; restated in ``docs/statements/chaudhuri2011.md``).
 
-Notation: J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; eps_p the privacy level; c >= |l''|;
+Notation: J(f, D) = (1/n) sum_i l(y_i f'x_i) + (Lambda/2)||f||^2; eps_p the privacy level; ``c >= |l''|``;
 data in the ball ||x|| <= R (the paper: R = 1; the ``data_norm`` argument gives our generalisation,
 derived in the docstrings and reducing to the paper at R = 1).  Sample-complexity statements carry
 unspecified absolute constants (C, C0, C1, C2 in the paper); they are explicit arguments here.
@@ -50,7 +50,7 @@ def corollary_8_sensitivity(n: int, Lambda: float, data_norm: float = 1.0) -> fl
     """Corollary 8: the L2 sensitivity of argmin_f J(f, D) is at most 2 / (n Lambda) (times R for ||x|| <= R).
 
     Lemma 7 with the Lambda-strongly convex G = J(., D) and g = (1/n)(l(y' f'x') - l(y f'x)), whose
-    gradient has norm <= (|l'| ||x|| + |l'| ||x'||)/n <= 2R/n.
+    gradient has norm ``<= (|l'| ||x|| + |l'| ||x'||)/n <= 2R/n``.
     """
     return 2.0 * check_positive(data_norm, "data_norm") / (n * check_positive(Lambda, "Lambda"))
 
@@ -192,7 +192,7 @@ def unit_ball_volume(d: int) -> float:
 
 def lemma_23_sample_size(eps_g: float, eps_p: float, delta: float, Cbound: float, c: float, C0: float = 1.0) -> float:
     """Lemma 23 (Algorithm 3 + 2): n > C0 max{C^2 sqrt(log(1/delta)) / (eps_p eps_g^2) log(C log(1/delta)/(eps_g delta)),
-    c eps_g / (eps_p log(1/delta))} (|a0(theta)| <= C) gives P(L(f_priv) - L* <= eps_g) >= 1 - 4 delta."""
+    c eps_g / (eps_p log(1/delta))} (``|a0(theta)| <= C``) gives P(L(f_priv) - L* <= eps_g) >= 1 - 4 delta."""
     check_delta(delta)
     L = math.log(1 / delta)
     a = Cbound**2 * math.sqrt(L) / (eps_p * eps_g**2) * math.log(Cbound * L / (eps_g * delta))

@@ -1,12 +1,12 @@
 """Calculators for Hall, Rinaldo and Wasserman (2013): (alpha, beta)-differential privacy in an RKHS.
 
-Sources: the short version ("(alpha, beta)-Differential Privacy in Reproducing Kernel Hilbert Spaces",
-``../shared/papers/hall2013_dp_in_rkhs.txt``: Proposition 1.1, Proposition 2.1, Section 3) and the journal
-version ("Differential privacy for functions and functional data", JMLR 14:703-727), whose statements are
-recovered from secondary sources in ``../shared/papers/hall2013-formulas.md`` (section numbers below refer to
-that sheet).  Notation: alpha = epsilon, beta = delta; T = [0, 1]^d; K the reproducing kernel.
+Sources: the short version ("(alpha, beta)-Differential Privacy in Reproducing Kernel Hilbert Spaces":
+Proposition 1.1, Proposition 2.1, Section 3) and the journal version ("Differential privacy for functions and
+functional data", JMLR 14:703-727, 2013), whose statements we have from secondary sources only and whose numbering
+is not known, so they are named by content ("the journal's ..."; ``docs/statements/hall2013.md`` restates
+both versions).  Notation: alpha = epsilon, beta = delta; T = [0, 1]^d; K the reproducing kernel.
 
-Two conventions of the kernel density estimate appear (formula sheet section 4.1); both release the same
+Two conventions of the kernel density estimate appear (Section 3; the journal's KDE example); both release the same
 function f_X(x) = (1/n) sum_i (2 pi sigma^2)^{-d/2} exp(-||x - x_i||^2 / (2 sigma^2)) and differ only in the
 constant of the RKHS sensitivity:
 
@@ -122,7 +122,7 @@ def proposition_1_1_max_epsilon(beta: float, upper: float = 1e4) -> float:
 
 
 def jmlr_gaussian_mechanism_scale(alpha: float, beta: float, Delta: float, c_beta: float | None = None) -> float:
-    """Formula sheet section 2, the journal form: v~ = v + (c(beta) Delta / alpha) Z, Z ~ N(0, M), with
+    """The journal's Gaussian mechanism: v~ = v + (c(beta) Delta / alpha) Z, Z ~ N(0, M), with
     c(beta) >= sqrt(2 log(2/beta)) (a standard-deviation multiplier).  Returns c(beta) Delta / alpha (default:
     c(beta) at its lower limit, which equals :func:`proposition_1_1_sigma`)."""
     alpha, beta, Delta = check_epsilon(alpha, "alpha"), check_delta(beta, "beta"), check_positive(Delta, "Delta")
@@ -144,7 +144,7 @@ def proposition_2_1_noise_sd(alpha: float, beta: float, Delta_H: float, k_xx: fl
 
 
 def jmlr_mahalanobis_of_evaluations(values: ArrayLike, gram: ArrayLike) -> float:
-    """Formula sheet section 3 (journal Proposition): for f in H and distinct points x_i, with M the Gram matrix,
+    """The journal's proposition on evaluations: for f in H and distinct points x_i, with M the Gram matrix,
     ||M^{-1/2} (f(x_1), ..., f(x_n))||_2 <= ||f||_H.  Returns the left side, sqrt(v' M^{-1} v), by a Cholesky
     solve (M must be positive definite)."""
     v = np.asarray(values, dtype=np.float64)
@@ -169,7 +169,7 @@ def kde_sensitivity_seed(n: int, sigma: float, d: int) -> float:
 
 
 def kde_sensitivity_jmlr_form(n: int, h: float, d: int) -> float:
-    """Formula sheet section 4.1 (journal version, as recovered): ||f_D - f_D'||_H^2 <= 2 (1 / (n (2 pi h^2)^{d/2}))^2
+    """The journal's KDE sensitivity (as recovered): ||f_D - f_D'||_H^2 <= 2 (1 / (n (2 pi h^2)^{d/2}))^2
     in the RKHS of the *unnormalised* kernel exp(-||x - y||^2 / (2 h^2)); returns sqrt(2) / (n (2 pi h^2)^{d/2}).
 
     The unnormalised RKHS norm is (2 pi h^2)^{d/4} times the normalised one and GP(0, K_unnormalised) is
@@ -218,7 +218,7 @@ def kernel_machine_sensitivity_half_regulariser(L: float, kappa: float, n: int, 
 
 def squared_loss_lipschitz(kappa: float, lam: float) -> float:
     """(ours) The squared loss (1 - y f(x))^2 is not Lipschitz; on the values the minimisers can take it is.
-    J(f*) <= J(0) = 1 gives lam ||f*||^2 <= 1, so |f*(x)| <= kappa / sqrt(lam) and |l'| = 2|1 - y f| <= 2 (1 + kappa / sqrt(lam)),
+    J(f*) <= J(0) = 1 gives lam ||f*||^2 <= 1, so ``|f*(x)| <= kappa / sqrt(lam)`` and ``|l'| = 2|1 - y f| <= 2 (1 + kappa / sqrt(lam))``,
     the L that the sensitivity argument needs (both minimisers lie in that ball)."""
     return 2.0 * (1.0 + check_positive(kappa, "kappa") / math.sqrt(check_positive(lam, "lam")))
 
@@ -228,7 +228,7 @@ def squared_loss_lipschitz(kappa: float, lam: float) -> float:
 # ---------------------------------------------------------------------------------------------
 def mean_l2_noise_error(alpha: float, beta: float, Delta: float, sup_k: float, volume: float = 1.0) -> float:
     """Section 2 (remark after Proposition 2.1): E ||sqrt(c) G||_{L2(T)}^2 = lambda(T) c(alpha, beta, Delta) sup_x K(x, x)
-    (lambda(T) = 1 on [0, 1]^d).  Exact for a stationary kernel; an upper bound otherwise (formula sheet E6)."""
+    (lambda(T) = 1 on [0, 1]^d).  Exact for a stationary kernel; an upper bound otherwise (the paper writes an equality)."""
     return volume * proposition_1_1_c(alpha, beta, Delta) * check_positive(sup_k, "sup K")
 
 
@@ -240,7 +240,7 @@ def mean_l2_noise_error_exact(noise_sd: float, integral_k_xx: float) -> float:
 def kde_privacy_error(n: int, sigma: float, d: int, alpha: float, beta: float, convention: str = "seed",
                       noise_sd: float | None = None) -> float:
     """The privacy part of the KDE's MISE on [0, 1]^d: c(alpha, beta, Delta) (2 pi sigma^2)^{-d/2}; with the seed's
-    Delta this is 8 log(2/beta) / (alpha^2 n^2 (2 pi sigma^2)^d) (formula sheet section 4.2).  ``noise_sd``
+    Delta this is 8 log(2/beta) / (alpha^2 n^2 (2 pi sigma^2)^d) (Section 3, first example).  ``noise_sd``
     (sqrt(c) from another calibration) overrides the Proposition 1.1 calibration."""
     s = proposition_1_1_sigma(alpha, beta, kde_sensitivity(n, sigma, d, convention)) if noise_sd is None else noise_sd
     return s**2 * gaussian_kernel_sup(sigma, d)
@@ -300,7 +300,7 @@ class GaussianMixture:
 
 def bimodal_mixture(d: int = 1, means: Sequence[float] = (0.38, 0.68), sd: float = 0.06,
                     weights: Sequence[float] = (0.5, 0.5)) -> GaussianMixture:
-    """Our stand-in for the journal's bimodal density (peaks near 0.38 and 0.68, formula sheet section 6; its
+    """Our stand-in for the journal's bimodal density (peaks near 0.38 and 0.68, the journal's KDE figure; its
     parameters are not recovered): two isotropic components centred at (m, ..., m) in d dimensions."""
     return GaussianMixture(tuple(float(w) for w in weights), tuple((float(m),) * d for m in means), (float(sd),) * len(means))
 
@@ -395,7 +395,7 @@ def optimal_bandwidth_exponent(d: int) -> float:
 
 def optimal_mise_exponent(d: int) -> float:
     """(ours) The rate of the minimised MISE, n^(-4/(d+4)); the journal version states it is not changed by privacy
-    (O(h^4 + c/(n h^d)), formula sheet section 4.2)."""
+    (O(h^4 + c/(n h^d)), the journal's KDE example)."""
     return -4.0 / (d + 4.0)
 
 

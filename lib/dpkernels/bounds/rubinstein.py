@@ -4,7 +4,7 @@ privacy-preserving mechanisms for SVM learning" (Journal of Privacy and Confiden
 Notation as in the paper: beta is the privacy level (our ``epsilon`` elsewhere), (eps, delta) the
 usefulness (utility) parameters, C the SVM's soft-margin parameter in (1/2)||w||^2 + (C/n) sum l,
 L the loss's Lipschitz constant, kappa^2 >= k(x, x), F the feature dimension, d-hat the number of
-random frequencies (2 d-hat features), Phi >= |phi(x)_i|, Lambda >= ||alpha||_1.
+random frequencies (2 d-hat features), ``Phi >= |phi(x)_i|``, Lambda >= ||alpha||_1.
 
 Functions named ``*_derived`` give what the paper's own ingredients imply where the printed
 statement differs; ``ERRATA.md`` records each difference with the command that shows it.
@@ -105,7 +105,7 @@ def theorem_10_noise_scale(beta: float, L: float, C: float, kappa: float, F: int
 
 def theorem_11_max_noise_scale(eps: float, delta: float, Phi: float, F: int) -> float:
     """Theorem 11: PrivateSVM-Finite with 0 < lambda <= eps / (2 Phi (F + ln(1/delta))) is (eps, delta)-useful
-    w.r.t. the SVM in the sup-norm over M (|phi(x)_i| <= Phi on M)."""
+    w.r.t. the SVM in the sup-norm over M (``|phi(x)_i| <= Phi`` on M)."""
     check_delta(delta)
     return eps / (2.0 * Phi * (F + math.log(1.0 / delta)))
 
@@ -398,7 +398,7 @@ def lemma_25_neighbour_kernel_paper(sigma: float, N: int) -> float:
 
 
 def lemma_25_separation(C: float, n: int, sigma: float, N: int | None = None) -> float:
-    """Lemma 25's proof: |f_i(x_{i,n}) - f_j(x_{i,n})| >= (1 - exp(-2 sin^2(pi/N)/sigma^2)) C / n (>= C/(2n))."""
+    """Lemma 25's proof: ``|f_i(x_{i,n}) - f_j(x_{i,n})| >= (1 - exp(-2 sin^2(pi/N)/sigma^2)) C / n`` (>= C/(2n))."""
     N = lemma_25_N(sigma) if N is None else N
     return (1.0 - lemma_25_neighbour_kernel(sigma, N)) * C / n
 

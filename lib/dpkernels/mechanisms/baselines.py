@@ -7,7 +7,7 @@ C/n the dual box of Table 7.1.  From these K non-private solutions:
 * **SVM WEIGHT** (Rubinstein et al. 2012, PrivateSVM): w_k + Laplace(lambda), lambda = 2^{2.5} (C/n) sqrt(d-hat)/eps
   (Corollary 12); eps per class, so K eps in total (every class uses every row).
 * **SVM OUTPUT** (Jain and Thakurta 2013, interactive): each answer f_k(z) + Laplace(4 (C/n) / eps) (Lemma 9:
-  |f_D(z) - f_D'(z)| <= ||w_D - w_D'|| ||phi(z)|| <= 4 C/n); eps per answer, so m K eps for m test points.
+  ``|f_D(z) - f_D'(z)| <= ||w_D - w_D'|| ||phi(z)|| <= 4 C/n``); eps per answer, so m K eps for m test points.
 * **SVM SEMI** (Jain and Thakurta 2013, semi-interactive): the publisher receives the unlabelled test set Z and
   releases the predictions f_k(Z) plus Gaussian noise (L2 sensitivity ||Phi_Z||_2 4 C/n, the thesis's delta = 1/n),
   then the weights w-hat_k = Phi_Z^+ (f_k(Z) + mu), the least-squares fit to the noisy predictions (Park's

@@ -10,7 +10,7 @@
 * :class:`PrivateMarginSelection` (**ours**): Algorithm 2 for every rho of a data-independent grid, and the
   exponential mechanism on held-out mistakes.
 
-What is ours, not the paper's (its appendices were not recovered; see ``bassily2022-formulas.md``):
+What is ours, not the paper's (its appendices were not recovered; see ``docs/statements/bassily2022.md``):
 
 * **The DP-ERM step of Algorithm 2.**  The paper's Algorithm 4 (phased SGD with proximal smoothing [BGM21] on a
   resample of S, with private confidence boosting) was not recovered.  We use noisy projected full-batch subgradient
@@ -361,7 +361,7 @@ class _Algorithm2(_MarginBase):
 
     def sample_releases(self, n_draws: int, random_state: object = None, sigma: float | None = None) -> Array:
         """Further releases w-tilde (rows, k-dimensional) from the kept projected data (``keep_nonprivate=True``;
-        evaluation and audits only).  coef_ = Phi^T w-tilde, so an audit of w-tilde is an audit of coef_."""
+        evaluation and audits only).  ``coef_ = Phi^T w-tilde``, so an audit of w-tilde is an audit of ``coef_``."""
         check_is_fitted(self, "coef_")
         if not self.keep_nonprivate:
             raise ValueError("sample_releases needs keep_nonprivate=True (it reuses the non-private projected data)")

@@ -2,7 +2,7 @@
 
 For F_b(w) = (1/n) sum_i s_i l(a_i'w) + (lam/2) ||w||^2 + b'w / n (signed rows a_i = y_i x_i, integer weights s_i,
 a smooth margin loss l), :func:`gradient_with_bound` returns the float64 gradient g computed here and a componentwise
-bound E with |grad F_b(w) - g| <= E, where grad F_b(w) is the exact real gradient at the float point w.  With
+bound E with ``|grad F_b(w) - g| <= E``, where grad F_b(w) is the exact real gradient at the float point w.  With
 lam-strong convexity, ||w - argmin F_b|| <= (||g|| + ||E||) / lam: a certificate that holds in floating point, the
 premise of :mod:`dpkernels.argmin_release`.
 
@@ -10,8 +10,8 @@ How the bound is kept rigorous (u = 2^-53, gamma_k = k u / (1 - k u), Higham's "
 Algorithms", Sec. 3.1 and 4.2):
 
 * every sum is a balanced binary tree of float additions, computed here (not by BLAS, whose order is unknown): a tree
-  of height h has error at most gamma_h sum |terms|; a product of floats errs by at most u |product|;
-* margins z_i = a_i'w (tree over the d coordinates): |dz_i| <= gamma_{h_d + 1} |a_i|'|w|;
+  of height h has error at most ``gamma_h sum |terms|``; a product of floats errs by at most ``u |product|``;
+* margins z_i = a_i'w (tree over the d coordinates): ``|dz_i| <= gamma_{h_d + 1} |a_i|'|w|``;
 * the derivative l'(z_i) as :func:`dpkernels.solvers.smooth._loss_parts` evaluates it: a bound per loss for its own
   rounding (numpy's float64 ``exp`` taken to be accurate to ``EXP_REL``, 16 times the 4 ulp numpy documents;
   ``tests/test_certify.py`` measures it against mpmath) plus the propagated margin error (Lipschitz constant of l' on
@@ -105,7 +105,7 @@ def margins_with_bound(design: Design, W: Array) -> tuple[Array, Array]:
 
 
 def derivative_rounding_bound(loss: MarginLoss, Z: Array, V: Array) -> Array:
-    """A bound on |l'(Z) - V| for V computed from Z by :func:`dpkernels.solvers.smooth._loss_parts` (the margin Z
+    """A bound on ``|l'(Z) - V|`` for V computed from Z by :func:`dpkernels.solvers.smooth._loss_parts` (the margin Z
     taken as exact): the rounding of each loss's own formula."""
     if isinstance(loss, Logistic):
         # e = exp(-|z|) (EXP_REL), 1 + e, 1 / (1 + e), e * t: |dv| <= (EXP_REL + 4u) |v| (|d v / d e| <= |v| / e)
@@ -136,7 +136,7 @@ def _curvature_bound(loss: MarginLoss, Z: Array, dZ: Array) -> Array:
 
 
 def derivative_with_bound(loss: MarginLoss, Z: Array, dZ: Array) -> tuple[Array, Array]:
-    """V = l'(Z) as the solver computes it, and dV >= |l'(z_exact) - V| for the exact margins |z_exact - Z| <= dZ."""
+    """V = l'(Z) as the solver computes it, and ``dV >= |l'(z_exact) - V|`` for the exact margins ``|z_exact - Z| <= dZ``."""
     _, V = _loss_parts(loss, Z, value=False)
     dV = derivative_rounding_bound(loss, Z, V) + _curvature_bound(loss, Z, dZ) * dZ * (1.0 + 2.0**-40)
     return V, dV
@@ -144,9 +144,9 @@ def derivative_with_bound(loss: MarginLoss, Z: Array, dZ: Array) -> tuple[Array,
 
 def gradient_with_bound(design: Design, loss: MarginLoss, lam: float, lin: Array, W: Array) -> tuple[Array, Array]:
     """The gradient G of F_b at the columns of ``W`` (shape (d, K)) with ``lin`` = b / n as the solver holds it
-    (shape (d, K), the float64 quotients), and E >= |exact gradient - G| componentwise (both (d, K)).
+    (shape (d, K), the float64 quotients), and ``E >= |exact gradient - G|`` componentwise (both (d, K)).
 
-    ``lin`` is the float the solver used; the exact objective's b / n differs from it by at most u |lin|, which E
+    ``lin`` is the float the solver used; the exact objective's b / n differs from it by at most ``u |lin|``, which E
     covers (see :mod:`dpkernels.argmin_release`)."""
     W = np.atleast_2d(np.asarray(W, dtype=np.float64))
     if W.shape[0] != design.d:

@@ -43,7 +43,7 @@ LIBLINEAR_TOLS = (1e-4, 1e-6, 1e-10)
 #: Iterations of each active-set polish from a warm start (it converges in 1-3 when it converges at all; a
 #: cycling polish hands over to the larger working sets).
 PDAS_MAX_ITER = 5
-#: Margin half-widths |m - 1| <= width of the working sets whose dual is solved exactly (Clarabel), tried in turn
+#: Margin half-widths ``|m - 1| <= width`` of the working sets whose dual is solved exactly (Clarabel), tried in turn
 #: right after the warm start (small sets only, ``DENSE_DUAL_MAX``) and after the active-set polish (any size).
 FAST_WORKING_SET_WIDTHS = (3e-4, 1e-3)
 WORKING_SET_WIDTHS = (1e-4, 1e-3, 1e-2)

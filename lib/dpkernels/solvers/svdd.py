@@ -42,7 +42,7 @@ __all__ = ["project_capped_simplex", "svdd_duality_gap", "solve_svdd", "solve_sv
 
 #: libsvm's tolerance for the warm start.
 LIBSVM_TOL = 1e-6
-#: Half-widths |m_i - rho| <= width * (spread of m) of the working sets solved exactly, tried in turn.
+#: Half-widths ``|m_i - rho| <= width * (spread of m)`` of the working sets solved exactly, tried in turn.
 WORKING_SET_WIDTHS = (1e-3, 1e-2, 1e-1)
 #: Working sets up to this size use the Gram form of the restricted dual, larger ones the lifted form.
 DENSE_DUAL_MAX = 400
@@ -170,7 +170,7 @@ def _restricted_dual(PW: Array, offset: Array, total: float, upper: float) -> Ar
 
 
 def _working_set(Phi: Array, upper: float, m: Array, width: float) -> Array | None:
-    """Duals from the SVDD dual restricted to the points with |m_i - rho| <= width, the others held at u (below
+    """Duals from the SVDD dual restricted to the points with ``|m_i - rho| <= width``, the others held at u (below
     the threshold) or 0 (above); points whose bound the solution contradicts join and the QP is solved again.
     Any feasible beta is certified by the full gap, so a wrong guess costs accuracy, never validity.  ``None``
     when Clarabel fails or the set exceeds half the data."""

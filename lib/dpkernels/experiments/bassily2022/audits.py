@@ -51,9 +51,9 @@ def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5
     Pair: D = {(x*, +1)} plus m - 1 rows x = 0 (label +1; their subgradients vanish), D' flips the first label.  x* is
     r times the top right singular vector of Phi (public: data-independent), so Phi x* is projected to norm exactly 2r
     and the averaged gradients differ by 2L/m, the calibrated sensitivity.  With a learning rate small enough that
-    |w_t z*| stays far below rho (all T steps in the linear regime), the released w-tilde is Gaussian and the pair's
-    exact privacy loss at delta is that of N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
-    / (6T)) (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
+    ``|w_t z*|`` stays far below rho (all T steps in the linear regime), the released w-tilde is Gaussian and the pair's
+    exact privacy loss at delta is that of ``N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
+    / (6T))`` (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
     (the same pair; must be detected above epsilon)."""
     probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,
                                     n_iter=n_iter, keep_nonprivate=True, random_state=random_state)
@@ -99,7 +99,7 @@ def audit_algorithm_1(n_releases: int, epsilon: float = 1.0, m: int = 20, d: int
     Pair: D = {(x*, +1)} plus ``n_support`` copies of (x*, +1) plus zero rows; D' flips the first label (x* as in
     :func:`audit_algorithm_2`).  The copies make the cover points with c <x*> < -rho' unlikely under D', where the
     flipped row lowers their count: the log-ratio approaches epsilon there.  The exact loss is the largest
-    |log P_D(c) - log P_D'(c)| over the cover (enumeration); the audit draws releases with the mechanism's own exact
+    ``|log P_D(c) - log P_D'(c)|`` over the cover (enumeration); the audit draws releases with the mechanism's own exact
     sampler.  Negative control: the same pair sampled with 2 epsilon (half the Gumbel noise), claimed epsilon."""
     def mk() -> ExponentialMarginClassifier:
         return ExponentialMarginClassifier(epsilon=epsilon, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,

@@ -2,7 +2,7 @@
 
 The paper has no experiments.  Each function measures one of its claims (or a property of our substitutes) and
 returns a :class:`pandas.DataFrame` (or a dict) of measured numbers next to the calculators of
-:mod:`dpkernels.bounds.bassily`; :mod:`.records` turns them into ``checks.csv`` rows.
+:mod:`dpkernels.bounds.bassily`; :mod:`~dpkernels.experiments.bassily2022.records` turns them into ``checks.csv`` rows.
 
 Synthetic data with a known margin (:func:`margin_data`): x = a y u + sqrt(r^2 - a^2) s with u a random unit vector,
 y uniform in {-1, +1} and s uniform on the unit sphere of u's orthogonal complement, so ||x|| = r and y <u, x> = a
@@ -131,9 +131,9 @@ def calculator_table() -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 def theorem_4_1_experiment(ms: Sequence[int], Ds: Sequence[int], reps: int, beta: float = 0.05, d: int = 5,
                            sigma: float = 1.0, r: float = 1.0, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
-    """max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)| over ``reps`` draws of the frequencies, for m points uniform in
+    """``max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)|`` over ``reps`` draws of the frequencies, for m points uniform in
     the unit ball of R^d and K = r^2 exp(-||x - x'||^2 / (2 sigma^2)); D from ``Ds`` and Algorithm 3's D for each m.
-    Also the largest | ||psi(x)|| - r |.  One joblib task per (m, D) (independent seeds)."""
+    Also the largest ``| ||psi(x)|| - r |``.  One joblib task per (m, D) (independent seeds)."""
     kern = RBFKernel(sigma)
     points = {}
     for i, m in enumerate(ms):
@@ -190,7 +190,7 @@ def jl_distortion_experiment(ks: Sequence[int], d: int, n_points: int, reps: int
                              kinds: Sequence[str] = tuple(JL_KINDS), inputs: Sequence[str] = ("dense", "one-hot"),
                              n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
     """For each transform, input type and k: over ``reps`` draws of Phi, the largest relative squared-norm distortion
-    |(||Phi x||^2 - ||x||^2) / ||x||^2| and the largest inner-product error |<Phi x, Phi x'> - <x, x'>| over the
+    ``|(||Phi x||^2 - ||x||^2) / ||x||^2|`` and the largest inner-product error ``|<Phi x, Phi x'> - <x, x'>|`` over the
     ``n_points`` unit vectors, against the dense JL bound :func:`dpkernels.bounds.bassily.jl_norm_distortion`.
     One joblib task per (input, transform) (independent seeds)."""
     vectors = {inp: _jl_inputs(inp, n_points, d, np.random.default_rng([random_state, i])) for i, inp in enumerate(inputs)}
@@ -270,7 +270,7 @@ def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin:
 
 @dataclass
 class KernelMarginData:
-    """Points of [-1, 1]^2 with |h*(x)| >= tau, y = sign h*(x), h* = sum_j alpha_j K(c_j, .) of RKHS norm Lambda0."""
+    """Points of [-1, 1]^2 with ``|h*(x)| >= tau``, ``y = sign h*(x)``, ``h* = sum_j alpha_j K(c_j, .)`` of RKHS norm Lambda0."""
 
     X: Array
     y: Array

@@ -99,7 +99,7 @@ def exact_objective_llr(theta: Array, X1: Array, y1: Array, X2: Array, y2: Array
     """log p_D(theta) - log p_D'(theta) for objective-perturbation releases theta (rows), exactly and vectorised.
 
     theta = argmin J(t) + b't/n + (Delta/2)||t||^2 gives b = -n (grad J(theta) + Delta theta), a bijection, so the
-    release density is nu(b(theta)) |det db/dtheta| with nu ~ exp(-beta ||b||) and db/dtheta = -n (hess J + Delta I).
+    release density is ``nu(b(theta)) |det db/dtheta|`` with nu ~ exp(-beta ||b||) and db/dtheta = -n (hess J + Delta I).
     With an intercept, theta = (w, b0), the features are (x, 1) and only w carries Lambda.  For the Huber loss the
     formula holds off the measure-zero set where a margin sits at a kink (Corollary 13).
     """
@@ -122,7 +122,7 @@ def exact_objective_llr(theta: Array, X1: Array, y1: Array, X2: Array, y2: Array
 
 def objective_pair_loss(X1: Array, y1: Array, X2: Array, y2: Array, loss: MarginLoss, mech: ObjectiveMechanism,
                         radius: float, points: int = 40001) -> float:
-    """sup over releases |log p_D - log p_D'| on a grid of |theta| <= radius (d = 1, or d = 2 without intercept)."""
+    """sup over releases ``|log p_D - log p_D'|`` on a grid of ``|theta| <= radius`` (d = 1, or d = 2 without intercept)."""
     g = np.linspace(-radius, radius, points)
     return float(np.max(np.abs(exact_objective_llr(g[:, None], X1, y1, X2, y2, loss, mech))))
 
@@ -187,7 +187,7 @@ def _selection_probabilities(z: Array, epsilon: float) -> Array:
 def audit_selection(epsilon: float, n_releases: int, m: int = 5, random_state: int = 0) -> AuditResult:
     """Algorithm 4's selection (Theorem 26's exponential mechanism) on worst-case neighbouring mistake counts: a
     validation row that the first candidate classifies correctly and the others wrongly has its label flipped, so
-    z = (0, 1, ..., 1) becomes z' = (1, 0, ..., 0).  Exact loss max_i |log q_i(z) - log q_i(z')|; draws from
+    z = (0, 1, ..., 1) becomes z' = (1, 0, ..., 0).  Exact loss ``max_i |log q_i(z) - log q_i(z')|``; draws from
     :func:`dpkernels.lattice.exponential_mechanism_exact` (the sampler PrivateTuning uses), the selected index as the
     statistic; negative control: the selection at 2 eps (exp(-eps z) instead of exp(-eps z / 2), the factor 2 of the
     exponential mechanism forgotten)."""
@@ -222,7 +222,7 @@ def audit_private_tuning(epsilon: float, n_releases: int, n_part: int = 500, Lam
     sign(x_1), the other parts -sign(x_1), so learner 0 and the others disagree on x0 = (0.9, 0); the validation part
     is x0 alone, labelled +1 in D and -1 in D' (one row replaced).  The learners' laws are the same under D and D', so
     each run draws them once (one non-private solve per part, the noise vectorised) and scores them on both.
-    Statistic: the selected index; exact loss of that release: max_i |log E q_i(z) - log E q_i(z')| (E over the
+    Statistic: the selected index; exact loss of that release: ``max_i |log E q_i(z) - log E q_i(z')|`` (E over the
     learners' noise, by Monte Carlo over the same runs); negative control: the selection at 2 eps."""
     rng = np.random.default_rng(random_state)
     d = 2

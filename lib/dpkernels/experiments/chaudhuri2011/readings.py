@@ -214,7 +214,7 @@ def _z(value: float, se: float, sd: float, published: float, n_published: float)
 
 def rank_readings(columns: pd.DataFrame) -> pd.DataFrame:
     """:data:`READING_RULE` applied to :func:`nonprivate_columns`: per reading the published non-private entries
-    within 3 standard errors, the sum of squared z and the largest |z|, best first (``rank`` 1 is chosen)."""
+    within 3 standard errors, the sum of squared z and the largest ``|z|``, best first (``rank`` 1 is chosen)."""
     pub = {(loss, float(e)): v for (loss, m), vals in PUBLISHED_TABLES["kddcup99"].items() if m == "non-private"
            for e, v in zip(LAMBDA_EXPONENTS["kddcup99"], vals)}
     rows = []

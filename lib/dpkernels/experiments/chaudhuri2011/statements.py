@@ -74,7 +74,8 @@ def lemma_7_experiment(cases: Sequence[tuple[str, float]], draws: int, n: int = 
 def lemma_10_experiment(dims: Sequence[int], draws: int, random_state: int = 0) -> pd.DataFrame:
     """Lemma 10: for a full-rank A and E of rank <= 2, det(A + E) / det(A) - 1 = lambda_1 + lambda_2 + lambda_1 lambda_2,
     the two non-zero eigenvalues of A^{-1} E; and Theorem 9's use of it: with A = n(Lambda + Delta) I + the curvature
-    matrix and E the rank-2 change of one row (|l''| <= c, ||x|| <= 1), |lambda_1| + |lambda_2| <= 2c / (n(Lambda + Delta))."""
+    matrix and E the rank-2 change of one row (``|l''| <= c``, ``||x|| <= 1``),
+    ``|lambda_1| + |lambda_2| <= 2c / (n(Lambda + Delta))``."""
     rng = np.random.default_rng(random_state)
     rows = []
     for d in dims:
@@ -112,7 +113,7 @@ def noise_sampler_tests(dims: Sequence[int], beta: float, draws: int, random_sta
     """Eq. (4)'s law as the mechanisms draw it (``lattice``: exact rounding to the grid; ``continuous``: the float
     sampler): the Kolmogorov distance (and KS p-value) of ||b|| to Gamma(d, 1/beta) and of each direction's first
     coordinate to its law under a uniform direction ((u_1 + 1)/2 ~ Beta((d-1)/2, (d-1)/2); for d = 1 the direction is
-    a sign, +-1 with probability 1/2 each, at distance |share of -1 - 1/2|, with a binomial test); the rank
+    a sign, +-1 with probability 1/2 each, at distance ``|share of -1 - 1/2|``, with a binomial test); the rank
     correlation of norm and direction (independence)."""
     rng = np.random.default_rng(random_state)
     rows = []
@@ -248,7 +249,7 @@ def corollaries_20_21(eps_g: float = 0.5, eps_p: float = 0.1, delta: float = 0.0
 def lemma_23_experiment(D_values: Sequence[int], Cbound: float, gamma: float, n_points: int, draws: int,
                         random_state: int = 0) -> pd.DataFrame:
     """The approximation step of Lemma 23 (and Theorems 24-25): f0(x) = E_theta[a0(theta) phi(x; theta)] with
-    |a0| <= C is matched by f_p = (1/D) sum_j a0(theta_j) phi(x; theta_j) (D random features) to sup error
+    ``|a0| <= C`` is matched by f_p = (1/D) sum_j a0(theta_j) phi(x; theta_j) (D random features) to sup error
     O(C sqrt(log(1/delta) / D)) with ||f_p||^2 <= C^2 / D in the random-feature coordinates.  Measured, per draw of the
     D features: the sup error over ``n_points`` inputs in the unit ball (f0 computed with 2e5 features), whose decay in
     D the lemma's D = O(C^2 log(1/delta) / eps_g^2) needs to be D^(-1/2), and the norm ratio ||f_p||^2 D / C^2 <= 1.

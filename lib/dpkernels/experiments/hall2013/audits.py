@@ -64,7 +64,7 @@ def kde_pair_audit(d: int, n: int, sigma: float, epsilon: float, delta: float, n
 
 def lattice_grid_check(n: int, sigma: float, epsilon: float, delta: float, n_points: int, random_state: int = 0
                        ) -> dict[str, float]:
-    """The default release is on its public grid (every value an integer multiple of grid_); the paper's continuous
+    """The default release is on its public grid (every value an integer multiple of ``grid_``); the paper's continuous
     sampler is not (its low-order bits carry the data's float mean)."""
     rng = np.random.default_rng(random_state)
     X = HB.bimodal_mixture(1).sample(n, rng)
@@ -87,7 +87,7 @@ def kernel_machine_pair_audit(n: int, lam: float, sigma: float, epsilon: float, 
                               ) -> dict[str, float]:
     """Audit of the kernel machine's release (Section 3, Proposition 2.1) on its worst-case neighbouring pair.
 
-    With the hinge loss and lam = 1 every margin |f(x)| <= sup K / (2 lam) stays below 1, so the minimiser is
+    With the hinge loss and lam = 1 every margin ``|f(x)| <= sup K / (2 lam)`` stays below 1, so the minimiser is
     f_X = (1 / (2 lam n)) sum_i y_i K(x_i, .); flipping the label of row 0 moves it by (1 / (lam n)) K(x_0, .), whose RKHS
     norm is L kappa / (n lam), the calibrated sensitivity (attained).  The release at the single point x_0 carries the
     whole difference (its Mahalanobis distance is the sensitivity up to the jitter).  Releases are drawn from both fitted

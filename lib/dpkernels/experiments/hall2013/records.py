@@ -95,7 +95,7 @@ def record_calibration(checks: Checks, cmap: pd.DataFrame, boundary: pd.DataFram
 
 
 def record_calibration_mc(checks: Checks, mc: pd.DataFrame) -> None:
-    """H-prop11-mc-*: the simulated delta(epsilon) of the calibrated mechanism against the claimed delta.  With no
+    """``H-prop11-mc-*``: the simulated delta(epsilon) of the calibrated mechanism against the claimed delta.  With no
     positive term among the draws the Monte Carlo standard error is 0, so the upper bound is Clopper-Pearson's on the
     fraction of positive terms (each term lies in [0, 1])."""
     for _, r in mc.iterrows():
@@ -227,7 +227,7 @@ def record_kde_audit(checks: Checks, audits: pd.DataFrame) -> None:
 
 
 def record_noise_error(checks: Checks, ne: pd.DataFrame) -> None:
-    """H-noise-*: the Monte Carlo mean L2 error of the noise against lambda(T) c sup K (true by the calibration: the
+    """``H-noise-*``: the Monte Carlo mean L2 error of the noise against lambda(T) c sup K (true by the calibration: the
     noise's variance is c K(x, x); consistency rows, a relative equivalence margin)."""
     for _, r in ne.iterrows():
         checks.record("Section 2 (mean L2 noise error)", f"E int_T (f~ - f_X)^2 against lambda(T) c sup K, {r.convention} "

@@ -1,7 +1,7 @@
 """The statements of Hall, Rinaldo and Wasserman (2013) set against measurements and exact computations
 (Proposition 1.1's calibration, Proposition 2.1's release and its proof sketch, the KDE's and the kernel machine's
 sensitivities, the noise's mean L2 error, the MISE decomposition, the orders and the optimal bandwidth, the kernel
-machine's rate).  Each function returns tables (pandas) or small dicts; :mod:`.records` turns them into check rows."""
+machine's rate).  Each function returns tables (pandas) or small dicts; :mod:`~dpkernels.experiments.hall2013.records` turns them into check rows."""
 
 from __future__ import annotations
 
@@ -415,7 +415,7 @@ def _slope_with_se(x: Sequence[float], y: Sequence[float], se: Sequence[float]) 
 # the conditional-sampling consistency of the released function
 # ----------------------------------------------------------------------------------------------
 def whitened_covariance_test(Z: Array) -> dict[str, float]:
-    """Rows of Z should be i.i.d. N(0, I_m).  Returns the largest |mean| and |Cov - I| entry in units of their standard
+    """Rows of Z should be i.i.d. N(0, I_m).  Returns the largest ``|mean|`` and ``|Cov - I|`` entry in units of their standard
     errors, and the p-value of the chi-square test of sum_i ||z_i||^2 ~ chi^2(R m) together with a Bartlett-type
     test of the covariance (Box's M for one group against I: -2 log LR ~ chi^2(m (m + 1) / 2))."""
     R, m = Z.shape
@@ -481,7 +481,7 @@ def conditional_sampling_experiment(n_paths: int, sigma: float = 0.1, n: int = 5
 
 
 # ----------------------------------------------------------------------------------------------
-# the proof sketch of Proposition 2.1: which basis is orthonormal (formula sheet E2)
+# the proof sketch of Proposition 2.1: which basis is orthonormal (ERRATA H4)
 # ----------------------------------------------------------------------------------------------
 def mercer_basis_check(sigma: float = 0.2, grid: int = 400, n_terms: int = 6) -> pd.DataFrame:
     """The sketch writes K = sum_i lambda_i phi_i phi_i with phi_i "orthonormal under the RKHS inner product" and

@@ -145,7 +145,7 @@ class RunTask:
     knn: tuple[int, ...] = ()
     seed: int = 0
     labels: tuple[tuple[str, object], ...] = field(default_factory=tuple)  #: extra columns, e.g. (("sampling", 0.1),)
-    reading: Reading = AUTHOR_READING  #: scaling and the SVMs' box (:mod:`.readings`)
+    reading: Reading = AUTHOR_READING  #: scaling and the SVMs' box (:mod:`~dpkernels.experiments.park2022.readings`)
 
     @property
     def cost(self) -> int:
@@ -386,7 +386,7 @@ def _setting_one(name: str, data: Dataset, run: int, overrides: Sequence[dict[st
 def setting_effect(name: str, overrides: Sequence[dict[str, float | None]], runs: Iterable[int], data: Dataset | None = None,
                    shuttle_rows: int | None = 30450, n_jobs: int = 1, scaling: str = "minmax") -> pd.DataFrame:
     """Non-private test accuracy of the thesis's method when Table 7.1's ``lr``, ``n_iter`` or ``r_max`` is replaced
-    (features scaled by ``scaling``, :mod:`.readings`).
+    (features scaled by ``scaling``, :mod:`~dpkernels.experiments.park2022.readings`).
 
     Each override is a dict such as ``{"r_max": 0.1}`` or ``{"lr": 0.001}``; ``{}`` is Table 7.1's setting.  Cubes
     of Eq. (5.6) have side r_max centred on multiples of r_max, as in the author's code (``round_sep``); Eq.

@@ -16,10 +16,10 @@ The rule (:func:`choose_reading`), fixed before any private column is computed: 
 without noise on Table 7.3's two shuttle samplings (:func:`screen_readings`); the chosen reading has the smallest
 largest absolute difference, in accuracy, between ours and the published non-private numbers (4 methods x 2
 samplings), ties broken by the smallest mean absolute difference; z (through the standard error of the difference)
-is reported beside it.  A rule on |z| would reward noisy readings (a reading whose runs spread widely has small z
+is reported beside it.  A rule on ``|z|`` would reward noisy readings (a reading whose runs spread widely has small z
 however far its mean is), which is why the distance itself decides.  No private number enters the rule.  The screen fits the SVMs with liblinear (scikit-learn's ``LinearSVC``, the same
 objective, at most :data:`SCREEN_MAX_ITER` passes: not certified, a screen of the non-private level only); the
-chosen reading then runs through the certified pipeline of :mod:`.protocol`.
+chosen reading then runs through the certified pipeline of :mod:`~dpkernels.experiments.park2022.protocol`.
 """
 
 from __future__ import annotations
@@ -193,9 +193,9 @@ def reading_scores(screen: pd.DataFrame, published: dict[tuple[float, str], floa
 
 
 def choose_reading(scores: pd.DataFrame) -> tuple[Reading, pd.DataFrame]:
-    """The rule: the reading with the smallest largest |ours - published| over the published non-private numbers, ties
-    broken by the smallest mean |ours - published|.  Returns the reading and the ranking (one row per reading, best
-    first, with the largest |z| beside it)."""
+    """The rule: the reading with the smallest largest ``|ours - published|`` over the published non-private numbers, ties
+    broken by the smallest mean ``|ours - published|``.  Returns the reading and the ranking (one row per reading, best
+    first, with the largest ``|z|`` beside it)."""
     rank = (scores.assign(abs_diff=scores["diff"].abs(), abs_z=scores.z.abs())
             .groupby(["scaling", "svm_box"], sort=False).agg(max_abs_diff=("abs_diff", "max"), mean_abs_diff=("abs_diff", "mean"),
                                                             max_abs_z=("abs_z", "max"), n_numbers=("diff", "count")).reset_index()

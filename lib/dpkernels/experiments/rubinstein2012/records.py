@@ -50,7 +50,7 @@ def kernel_pair_consistent(p_mass: float, g0: float, mc_error: float, mc_se: flo
 
 def kernel_pair_outcome(p_mass: float, g0: float, mc_error: float, mc_se: float, margin: float = KERNEL_MC_MARGIN) -> Outcome:
     """Table 2: a printed (g, p) pair is usable by Algorithm 3 when p is a probability law (mass 1, exact), g(0) = 1
-    (exact) and sampling p reproduces g: the largest Monte Carlo error |E cos<w, D> - g(D)| has an upper 95% bound
+    (exact) and sampling p reproduces g: the largest Monte Carlo error ``|E cos<w, D> - g(D)|`` has an upper 95% bound
     below ``margin`` (violated when its lower bound is above it)."""
     if abs(p_mass - 1.0) >= 1e-6 or abs(g0 - 1.0) >= 1e-12:
         return Outcome("violated", f"exact: mass of p {p_mass:.4g}, g(0) = {g0:.4g} (both must be 1)", float(mc_error))

@@ -1,5 +1,5 @@
 """The statements of Rubinstein, Bartlett, Huang and Taft (2012) against solves, searches and Monte Carlo; used by
-``notebooks/rubinstein2012.py`` (the verdicts are :mod:`.records`'s)."""
+``notebooks/rubinstein2012.py`` (the verdicts are :mod:`~dpkernels.experiments.rubinstein2012.records`'s)."""
 
 from __future__ import annotations
 
@@ -264,10 +264,10 @@ def _exponential_chunks(rng: np.random.Generator, draws: int, width: int, budget
 
 
 def theorem_11_experiment(cases: Sequence[tuple[float, float, int]], draws: int, random_state: int = 0) -> pd.DataFrame:
-    """Theorem 11 on the linear map over the unit ball M (|x_i| <= Phi = 1): sup_M |<mu, x>| = ||mu||_2 exactly.
+    """Theorem 11 on the linear map over the unit ball M (``|x_i| <= Phi = 1``): ``sup_M |<mu, x>| = ||mu||_2`` exactly.
 
     For each (eps, delta, F): lambda = the largest allowed value; the failure event ||f-hat - f||_inf > eps.
-    ||mu||_2 depends on |mu| only, so the noise is drawn as lambda times standard exponentials (the same law).
+    ``||mu||_2`` depends on ``|mu|`` only, so the noise is drawn as lambda times standard exponentials (the same law).
     """
     rng = np.random.default_rng(random_state)
     rows = []
@@ -282,9 +282,9 @@ def theorem_11_experiment(cases: Sequence[tuple[float, float, int]], draws: int,
 def corollary_15_experiment(cases: Sequence[tuple[float, float, int]], draws: int, random_state: int = 0) -> pd.DataFrame:
     """Corollary 15: P(||f-hat* - f-tilde||_inf > eps/2) <= delta/2 at the largest allowed lambda.
 
-    Uses the exact bound sup_x |<mu, phi-hat(x)>| <= d-hat^{-1/2} sum_j ||(mu_{2j-1}, mu_{2j})||_2, attained
+    Uses the exact bound ``sup_x |<mu, phi-hat(x)>| <= d-hat^{-1/2} sum_j ||(mu_{2j-1}, mu_{2j})||_2``, attained
     when the phases rho_j x can be chosen freely; a failure of this bound is conservative (over-counted).
-    The bound depends on |mu| only (drawn as lambda times standard exponentials, the same law).
+    The bound depends on ``|mu|`` only (drawn as lambda times standard exponentials, the same law).
     """
     rng = np.random.default_rng(random_state)
     rows = []
@@ -331,7 +331,7 @@ def _cos_sin(theta: Array) -> tuple[Array, Array]:
 
 
 def _grid_kernel_error(kernel: TranslationInvariantKernel, freqs: Array, axis: Array) -> float:
-    """max over the product grid D in axis x axis (d = 2) of |k-hat(D) - k(D)|, k-hat(D) = mean_m cos <rho_m, D>.
+    """max over the product grid D in axis x axis (d = 2) of ``|k-hat(D) - k(D)|``, ``k-hat(D) = mean_m cos <rho_m, D>``.
 
     cos(a + b) = cos a cos b - sin a sin b, so the len(axis)^2 x d-hat cosines are one matrix product of two
     len(axis) x 2 d-hat blocks: 2 len(axis) d-hat trigonometric evaluations instead of len(axis)^2 d-hat (41 times
@@ -353,7 +353,7 @@ def _lemma_18_sups(kern: TranslationInvariantKernel, d_hat: int, n_draws: int, a
 
 def lemma_18_experiment(kernels: Sequence[TranslationInvariantKernel], eps: float, delta: float, draws: int,
                         d_hats: Sequence[int] = (), grid: int = 41, random_state: int = 0, n_jobs: int = 1) -> pd.DataFrame:
-    """Lemma 18 on M = [0, 1]^2 (diam sqrt 2): measured sup over D in M - M of |k-hat(D) - k(D)| (grid).
+    """Lemma 18 on M = [0, 1]^2 (diam sqrt 2): measured sup over D in M - M of ``|k-hat(D) - k(D)|`` (grid).
 
     For each kernel: at Lemma 18's d-hat (when finite) the failure frequency of {sup >= eps} against
     delta; and the mean sup error (with its standard error) along ``d_hats``.  The grid sup is a lower estimate of
@@ -441,7 +441,7 @@ def _theorem_13_sups(X: Array, y: Array, G: Array, f_star: Array, kern: RBFKerne
 def theorem_13_experiment(d_hats: Sequence[int], draws: int, eps_fraction: float = 0.5, delta: float = 0.1,
                           n: int = 20, C: float = 1.0, sigma: float = 0.3, grid: int = 201, random_state: int = 0,
                           n_jobs: int = 1) -> pd.DataFrame:
-    """Theorem 13's failure event in d = 1 on M = [0, 1], *below* its premise: P(||f* - f-hat*||_inf > eps) at d-hat
+    """Theorem 13's failure event in d = 1 on M = [0, 1], *below* its premise: ``P(||f* - f-hat*||_inf > eps)`` at d-hat
     far smaller than the theorem requires (an illustration of how conservative the premise is, not a check of it).
 
     eps = eps_fraction * ||f*||_inf (so the zero function is not useful); for each d-hat (its own child seed), lambda
@@ -500,11 +500,11 @@ def theorem_13_premise_experiment(draws: int, n: int = 10, C: float = 0.5, sigma
 
     The premise d-hat >= 4 (d+2)/theta ln(2^9 (sigma_p diam M)^2 / (delta theta)) with
     theta = eps^4 / (2^4 H^4), H = Lambda + 2 sqrt((C + Lambda/2) Lambda), can be sampled only where the constants are
-    most favourable: ||f*||_inf <= Lambda <= C (|k| <= 1, 0 <= alpha <= C/n), so a non-vacuous eps (below ||f*||,
+    most favourable: ``||f*||_inf <= Lambda <= C`` (``|k| <= 1``, 0 <= alpha <= C/n), so a non-vacuous eps (below ``||f*||``,
     where the zero function is not useful) has eps / H < 1 / (1 + 2 sqrt(3/2)) = 0.29, reached by one cluster of
     one class (every dual at C/n, ||f*|| close to Lambda = C).  Here: n points uniform on M = [0, width], labels +1,
     eps = eps_fraction ||f*||_inf, Lambda = C.  For each draw: frequencies, the random-feature SVM (exact dual), Laplace
-    noise at the largest lambda Theorem 13 allows, and sup_M |f* - f-hat*| on a grid; the features are accumulated
+    noise at the largest lambda Theorem 13 allows, and ``sup_M |f* - f-hat*|`` on a grid; the features are accumulated
     over blocks of ``chunk`` frequencies.  The draws run in ``n_jobs`` blocks with child seeds of ``random_state``
     (two blocks whatever ``n_jobs``, so the numbers do not depend on it).
     """
@@ -540,8 +540,8 @@ def theorem_23_experiment(ratios: Sequence[float], n_releases: int, n: int = 10,
     The databases of the proof (eps = sqrt(C)/(2n)), the usefulness level eps_u = ``usefulness`` sqrt(C)/(2n) inside
     the theorem's range, and M = [-R, R] with R = max(1, M) (it contains the data and x = 1, where the proof
     measures).  For each lambda = eps_u / (ratio R), ``n_releases`` releases of PrivateSVM-Finite from each database
-    (the non-private solutions solved once): the usefulness failure delta-hat = max_i P(sup_M |f-hat_i - f_i*| > eps_u)
-    (Clopper-Pearson upper bound), the exact privacy loss of the pair |w1* - w2*| / lambda (Laplace in one dimension;
+    (the non-private solutions solved once): the usefulness failure ``delta-hat = max_i P(sup_M |f-hat_i - f_i*| > eps_u)``
+    (Clopper-Pearson upper bound), the exact privacy loss of the pair ``|w1* - w2*| / lambda`` (Laplace in one dimension;
     a lower bound on the mechanism's beta), and Theorem 23's bound ln((1 - delta)/delta) at the upper confidence
     bound of delta.  The theorem predicts loss >= bound for every lambda; a separation below 2 eps_u (Lemma 22
     failing) would let a small lambda be useful at a smaller loss.
@@ -642,7 +642,7 @@ def theorem_26_experiment(ratios: Sequence[float], draws: int, n: int = 10, C: f
     the N data points; a grid sup under-estimates the sup, which can only make delta-hat smaller and the bound larger).
     Each draw: frequencies (d-hat), the random-feature SVM on every D_i (its n - 1 equal rows reduce the dual to
     Lemma 25's two variables with gamma-hat_i = k-hat(0, x_i), solved exactly), standard Laplace vectors L_i (common
-    to all lambda).  For lambda = eps_u / ratio: delta-hat = max_i P(sup_M |<w_i + lambda L_i, phi> - f_i*| > eps_u)
+    to all lambda).  For lambda = eps_u / ratio: ``delta-hat = max_i P(sup_M |<w_i + lambda L_i, phi> - f_i*| > eps_u)``
     and the privacy loss max_{i != j} ||w_i - w_j||_1 / lambda (Laplace; the largest over the draws, a lower estimate of
     the mechanism's beta, whose frequencies are released).  Theorem 26 predicts loss >= ln((1 - delta)(N - 1)/delta).
     The draws run in two blocks with child seeds of ``random_state`` (the numbers do not depend on ``n_jobs``).
