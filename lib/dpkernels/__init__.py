@@ -19,7 +19,9 @@ Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMa
 Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
 multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
 feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :class:`GaussianJL`, :class:`SparseJL`,
-                       :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``)
+                       :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``);
+                       the frontier's public maps :class:`AdultFeatures`, :class:`KDDCup99Features`,
+                       :class:`SatimageFeatures`, :class:`ShuttleFeatures`
 =====================  ==============================================================================================
 
 Every mechanism takes its privacy level, its label set and its norm bounds as public parameters (never read from
@@ -72,6 +74,8 @@ _EXPORTS: dict[str, str] = {
         "PrivateOneVsRest",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
+    **{name: "dpkernels.feature_maps" for name in (
+        "AdultFeatures", "KDDCup99Features", "SatimageFeatures", "ShuttleFeatures")},
     "PublicBoundsScaler": "dpkernels.preprocessing",
     "RademacherJL": "dpkernels.jl",
     "GaussianJL": "dpkernels.jl",
@@ -81,7 +85,8 @@ _EXPORTS: dict[str, str] = {
 
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
-    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments", "jl", "kernels",
+    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments",
+    "feature_maps", "jl", "kernels",
     "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
     "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts",
 )
@@ -90,6 +95,7 @@ __all__ = [*_EXPORTS, "__version__"]
 
 if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
     from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
+    from dpkernels.feature_maps import AdultFeatures, KDDCup99Features, SatimageFeatures, ShuttleFeatures
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,

@@ -66,6 +66,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from dpkernels import defaults
+from dpkernels.feature_maps import FEATURE_MAPS, INTERCEPT_FEATURE, KDD_HASH_BUCKETS, SHUTTLE_CAP
 from dpkernels.accounting import compose
 
 __all__ = [
@@ -97,20 +98,6 @@ Array = NDArray[np.float64]
 DELTA = 1e-6
 #: Certified-solver tolerance (x the sensitivity) of every mechanism that solves an ERM.
 SOLVER_TOL = 1e-3
-#: The public constant feature appended to every row (an intercept, penalised like the weights).
-INTERCEPT_FEATURE = 0.5
-#: Buckets of the data-independent hash of each KDD categorical column.
-KDD_HASH_BUCKETS = 16
-#: Adult's numeric columns with public caps (values above are clipped): census top codes (age 90, capital gain
-#: 99,999, hours 99), the 16 education levels of adult.names, and a stated round cap of 5,000 for capital loss.
-#: fnlwgt (a sampling weight, not an attribute of the person) is dropped.
-ADULT_CAPS = {"age": 90.0, "education-num": 16.0, "capital-gain": 99999.0, "capital-loss": 5000.0, "hours-per-week": 99.0}
-#: KDD columns named ``*_rate`` are rates in [0, 1] by definition; every other numeric column is a counter mapped to
-#: log1p(x) / log1p(cap), cap 1e9 for durations and byte counts, 1e3 for the other counters (clipped).
-KDD_BIG = ("duration", "src_bytes", "dst_bytes")
-#: shuttle's nine sensor readings are clipped to [-cap, cap] and divided by cap (a stated round cap, not read from the
-#: data; extreme readings are clipped).
-SHUTTLE_CAP = 256.0
 #: Random features of every random-feature mechanism (a documented default: Chaudhuri et al. run no kernel experiment
 #: and Rubinstein et al.'s and Bassily et al.'s theorems ask for far more than any sweep can afford).
 N_FEATURES = 100
@@ -416,57 +403,12 @@ MECHANISMS: dict[str, Mechanism] = _factories()
 # ----------------------------------------------------------------------------------------------
 # data: public, per-record feature maps
 # ----------------------------------------------------------------------------------------------
-def _hash_bucket(value: str, column: str, buckets: int) -> int:
-    return int(hashlib.sha1(f"{column}={value}".encode()).hexdigest(), 16) % buckets
-
-
-def _unit_ball(X: Array) -> Array:
-    return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
-
-
-def _with_constant(X: Array) -> Array:
-    """Rows of norm <= 1 shrunk by sqrt(1 - c^2), with the public constant feature c = INTERCEPT_FEATURE appended: a
-    (penalised) intercept for every linear mechanism, rows still in the unit ball."""
-    c = INTERCEPT_FEATURE
-    return np.hstack([X * math.sqrt(1.0 - c * c), np.full((X.shape[0], 1), c)])
-
-
 def public_features(name: str, frame: pd.DataFrame) -> Array:
-    """The per-record, data-independent feature map of a raw table (module docstring); rows in the unit ball."""
-    from dpkernels.datasets import ADULT_CATEGORICAL, KDD_CATEGORICAL, KDD_COLUMNS, _adult_vocabularies
-
-    if name == "adult":
-        blocks = [np.clip(frame[c].to_numpy(np.float64) / cap, 0.0, 1.0)[:, None] for c, cap in ADULT_CAPS.items()]
-        for col, values in _adult_vocabularies().items():
-            if col not in ADULT_CATEGORICAL:
-                continue
-            codes = pd.Categorical(frame[col], categories=values).codes
-            if np.any(codes < 0):
-                raise ValueError(f"Adult column {col!r} has values outside adult.names")
-            blocks.append(np.eye(len(values))[codes])
-        return _with_constant(_unit_ball(np.hstack(blocks)))
-    if name == "kddcup99":
-        numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
-        blocks = []
-        for c in numeric:
-            x = np.maximum(frame[c].to_numpy(np.float64), 0.0)
-            if c.endswith("_rate"):
-                blocks.append(np.clip(x, 0.0, 1.0)[:, None])
-            else:
-                cap = 1e9 if c in KDD_BIG else 1e3
-                blocks.append(np.clip(np.log1p(x) / math.log1p(cap), 0.0, 1.0)[:, None])
-        for col in KDD_CATEGORICAL:
-            values = frame[col].astype(str)
-            idx = values.map({v: _hash_bucket(v, col, KDD_HASH_BUCKETS) for v in values.unique()}).to_numpy()
-            blocks.append(np.eye(KDD_HASH_BUCKETS)[idx])
-        return _with_constant(_unit_ball(np.hstack(blocks)))
-    if name in ("satimage", "shuttle"):
-        # satimage: pixels in [0, 255] (public range), centred at the public midpoint; shuttle: readings clipped to
-        # +-SHUTTLE_CAP; either way each coordinate in [-1/sqrt(d), 1/sqrt(d)], so rows lie in the unit ball
-        V = frame.to_numpy(np.float64)
-        P = 2.0 * np.clip(V / 255.0, 0.0, 1.0) - 1.0 if name == "satimage" else np.clip(V / SHUTTLE_CAP, -1.0, 1.0)
-        return _with_constant(P / math.sqrt(P.shape[1]))
-    raise ValueError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
+    """The per-record, data-independent feature map of a raw table (:data:`dpkernels.feature_maps.FEATURE_MAPS`);
+    rows in the unit ball, with the public constant feature."""
+    if name not in FEATURE_MAPS:
+        raise ValueError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
+    return FEATURE_MAPS[name]().fit_transform(frame)
 
 
 def _raw(name: str) -> tuple[pd.DataFrame, NDArray]:
