@@ -81,6 +81,7 @@ __all__ = [
     "public_features",
     "training_sizes",
     "load_task_data",
+    "distinct_rows",
     "available",
     "split_budget",
     "accounted_epsilon",
@@ -109,32 +110,39 @@ PARK_STARTS = 300
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A data set of the frontier: its task, public label set, public row count and test-set size."""
+    """A data set of the frontier: its task, public label set, row counts and test-set size.
+
+    The population is the file's *distinct* rows after the public feature map (:func:`population_rows`): a row whose
+    features repeat an earlier row's is dropped (the first occurrence in file order is kept, with its label), so that
+    a test row never repeats a training row (issue 29)."""
 
     name: str
     task: str  #: "binary" or "multiclass"
     classes: tuple[Any, ...]  #: the public label set (binary: -1, +1)
-    n_rows: int  #: rows of the population (public: the size of the published file)
+    n_rows: int  #: rows of the published file (Adult: its complete rows)
+    n_distinct: int  #: distinct rows after the public feature map: the population
     n_test: int  #: rows of the seeded test set
     files: tuple[str, ...]  #: the raw files (:data:`dpkernels.datasets.FILES` keys)
     description: str
 
     @property
     def n_full(self) -> int:
-        """The largest training size: every row outside the test set."""
-        return self.n_rows - self.n_test
+        """The largest training size: every distinct row outside the test set."""
+        return self.n_distinct - self.n_test
 
 
 DATASETS: dict[str, DatasetSpec] = {
     d.name: d for d in (
-        DatasetSpec("adult", "binary", (-1, 1), 45_222, 5_222, ("adult.data", "adult.test", "adult.names"),
-                    "income above 50K (+1) or not; complete rows of adult.data + adult.test"),
-        DatasetSpec("kddcup99", "binary", (-1, 1), 494_021, 10_021, ("kddcup99",),
-                    "denial-of-service attack (-1) or not (+1); the 10 percent file (not committed)"),
-        DatasetSpec("shuttle", "multiclass", tuple(range(7)), 58_000, 8_000, ("shuttle",),
-                    "Statlog shuttle, the 7 original classes (Rad.Flow is 79%)"),
-        DatasetSpec("satimage", "multiclass", tuple(range(6)), 6_435, 1_435, ("satellite",),
-                    "Statlog Landsat satellite (LIBSVM satimage), 6 classes"),
+        DatasetSpec("adult", "binary", (-1, 1), 45_222, 38_229, 5_229, ("adult.data", "adult.test", "adult.names"),
+                    "income above 50K (+1) or not; complete rows of adult.data + adult.test, distinct after the map "
+                    "(fnlwgt, which the map drops, made most rows unique)"),
+        DatasetSpec("kddcup99", "binary", (-1, 1), 494_021, 145_242, 10_242, ("kddcup99",),
+                    "denial-of-service attack (-1) or not (+1); the 10 percent file (not committed), distinct rows "
+                    "(74.5% of its rows repeat another exactly; NSL-KDD, Tavallaee et al. 2009, removes them too)"),
+        DatasetSpec("shuttle", "multiclass", tuple(range(7)), 58_000, 57_939, 7_939, ("shuttle",),
+                    "Statlog shuttle, the 7 original classes (Rad.Flow is 79%), distinct rows"),
+        DatasetSpec("satimage", "multiclass", tuple(range(6)), 6_435, 6_435, 1_435, ("satellite",),
+                    "Statlog Landsat satellite (LIBSVM satimage), 6 classes (no repeated row)"),
     )
 }
 
@@ -445,18 +453,30 @@ def _feature_cache(name: str) -> Path:
     return _cache_dir() / "frontier-features" / f"{name}-{source_hash()[:16]}"
 
 
+def distinct_rows(X: Array) -> NDArray[np.intp]:
+    """Indices (increasing) of the first occurrence in file order of every distinct row of ``X`` (exact equality)."""
+    first = np.unique(np.ascontiguousarray(X), axis=0, return_index=True)[1]
+    return np.sort(first)
+
+
 @functools.lru_cache(maxsize=4)
 def _population(name: str) -> tuple[Path, NDArray]:
-    """Every row of a data set through the public feature map (per record, so mapping all rows equals mapping the
-    drawn ones), saved once under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's source): the path of
-    the feature matrix (.npy) and the labels."""
+    """The population of a data set: every row of its file through the public feature map (per record, so mapping all
+    rows equals mapping the drawn ones), without the rows whose features repeat an earlier row's
+    (:func:`distinct_rows`), saved once under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's source):
+    the path of the feature matrix (.npy) and the labels."""
     base = _feature_cache(name)
     xf, yf = base.with_suffix(".X.npy"), base.with_suffix(".y.npy")
     if not (xf.exists() and yf.exists()):
         frame, y = _raw(name)
         X = public_features(name, frame)
-        if len(y) != DATASETS[name].n_rows:
-            raise ValueError(f"{name}: {len(y)} rows, the public row count is {DATASETS[name].n_rows}")
+        spec = DATASETS[name]
+        if len(y) != spec.n_rows:
+            raise ValueError(f"{name}: {len(y)} rows, the public row count is {spec.n_rows}")
+        keep = distinct_rows(X)
+        if len(keep) != spec.n_distinct:
+            raise ValueError(f"{name}: {len(keep)} distinct rows after the map, expected {spec.n_distinct}")
+        X, y = X[keep], y[keep]
         base.parent.mkdir(parents=True, exist_ok=True)
         for path, arr in ((xf, X), (yf, y)):
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
@@ -502,8 +522,9 @@ def training_sizes(name: str, grid: Sequence[int | str]) -> list[int]:
 
 
 def load_task_data(name: str, n_train: int, n_test: int, seed: int) -> tuple[Array, NDArray, Array, NDArray]:
-    """Seed ``seed``'s test set (the first ``n_test`` rows of a seeded permutation of the population) and its training
-    set of ``n_train`` rows (the next rows: the training sets of one seed are nested)."""
+    """Seed ``seed``'s test set (the first ``n_test`` rows of a seeded permutation of the population, whose rows are
+    distinct: no test row repeats a training row) and its training set of ``n_train`` rows (the next rows: the
+    training sets of one seed are nested)."""
     path, y = _population(name)
     if n_train + n_test > len(y):
         raise ValueError(f"{name} has {len(y)} rows, fewer than {n_train} + {n_test}")
@@ -577,8 +598,9 @@ def validate_config(config: dict[str, Any]) -> None:
     for key in ("n_train", "n_test"):
         if not isinstance(config.get(key), int) or config[key] < 10:
             raise ValueError(f"{key} must be an integer >= 10, got {config.get(key)!r}")
-    if config["n_train"] + config["n_test"] > spec.n_rows:
-        raise ValueError(f"{ds} has {spec.n_rows} rows: n_train + n_test = {config['n_train'] + config['n_test']}")
+    if config["n_train"] + config["n_test"] > spec.n_distinct:
+        raise ValueError(f"{ds} has {spec.n_distinct} distinct rows: n_train + n_test = "
+                         f"{config['n_train'] + config['n_test']}")
     if mech.max_n is not None and config["n_train"] > mech.max_n:
         raise ValueError(f"{m} runs up to n = {mech.max_n} ({mech.limit})")
     if mech.privacy == "none":
