@@ -109,6 +109,8 @@ def test_park_public_rule_leaves_the_frontier_rows_out():
     rule = D.park_public_settings(36)
     assert rule == {"box": 0.05, "gamma": 4 / 36, "lr": 0.001, "n_iter": 20, "r_max": 0.5}
     assert D.park_public_settings(9, scale=10.0)["box"] == pytest.approx(0.5)
+    assert D.park_public_settings(9, 150, scale=0.1)["box"] == 1 / 150  # n * box >= 1
+    assert D.park_public_settings(9, 150, scale=100.0)["box"] == 1.0
     assert D.park_gamma(9) == pytest.approx(4 / 9)
     for name in D.PARK_FRONTIER_DATASETS:  # a frontier row changed to anything leaves the rule as it is
         saved = D.PARK_TABLE_7_1[name]

@@ -5,6 +5,7 @@ fail or stay undecided."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -20,7 +21,7 @@ from dpkernels.sweep import LOCAL, ResultStore, SweepError
 def _config(mechanism, dataset="satimage", n=300, eps=0.5, seed=0, n_test=200):
     m = F.MECHANISMS[mechanism]
     return {"dataset": dataset, "mechanism": mechanism, "n_train": n, "n_test": n_test,
-            "epsilon": None if m.privacy == "none" else eps, "delta": F.DELTA, "seed": seed}
+            "epsilon": None if m.privacy == "none" else eps, "delta": F.DELTA, "scale": 1.0, "seed": seed}
 
 
 def _every_mechanism(n=200):
@@ -85,13 +86,49 @@ def test_a_worker_without_the_data_fails_fast_naming_its_host(tmp_path):
 
 
 def test_task_records_accounted_privacy_at_most_the_target():
-    for m in ("rubinstein-finite", "bassily-alg2", "chaudhuri-tuned", "bassily-selected"):
+    for m in ("rubinstein-finite", "bassily-alg2", "chaudhuri-objective-logistic-selected", "bassily-alg2-selected"):
         r = F.run_task(_config(m))
-        assert r["n_parts"] == 6  # one-against-all: 6 binary fits
+        assert r["n_parts"] == (18 if m.endswith("-selected") else 6)  # one-against-all: 6 binary fits (x 3 candidates)
         assert r["epsilon_spent"] <= 0.5 and r["delta_spent"] <= F.DELTA
         assert 0.0 <= r["error"] <= 1.0 and r["fit_seconds"] > 0 and r["peak_mb"] > 0 and r["train_mb"] > 0
+        assert (r["delta_spent"] == 0.0) == (F.MECHANISMS[m].privacy == "pure")
     r = F.run_task(_config("park-epc"))
-    assert r["n_parts"] == 1 and r["epsilon_spent"] <= 0.5
+    assert r["n_parts"] == 1 and r["epsilon_spent"] <= 0.5 and r["delta_spent"] == 0.0
+
+
+def test_the_recorded_budget_is_what_the_fits_state(monkeypatch):
+    """epsilon_spent / delta_spent are read from every fitted part's guarantee_ (objective perturbation's
+    floating-point delta included), never assumed from the mechanism's kind or the target."""
+    from dpkernels.mechanisms import ObjectivePerturbation
+
+    r = F.run_task(_config("chaudhuri-objective-logistic", "adult", n=500, eps=2.0))
+    X, y, _, _ = F.load_task_data("adult", 500, 200, 0)
+    m = F.MECHANISMS["chaudhuri-objective-logistic"]
+    info = {"n": 500, "d": X.shape[1], "K": 2, "dataset": "adult", "task": "binary", "delta": F.DELTA}
+    rng = np.random.default_rng(0)
+    g = m.build(m.params(2.0, info), 2.0, 0.0, info, rng).fit(X, y).guarantee_
+    assert r["delta_spent"] > 0.0 and r["delta_spent"] == g.delta  # the old frontier recorded 0 ("pure" kind)
+    # a part that states more than the target is recorded as stated (and fails F-budget), on one-against-all too
+    real_fit = ObjectivePerturbation.fit
+
+    def loud_fit(self, X, y):
+        out = real_fit(self, X, y)
+        out.guarantee_ = dataclasses.replace(out.guarantee_, delta=0.01, private=False)
+        return out
+
+    monkeypatch.setattr(ObjectivePerturbation, "fit", loud_fit)
+    r = F.run_task(_config("chaudhuri-objective-logistic", "satimage", n=300, eps=1.0))
+    assert r["delta_spent"] == pytest.approx(0.06) and r["epsilon_spent"] <= 1.0  # 6 parts, basic composition
+    r = F.run_task(_config("chaudhuri-objective-logistic-selected", "adult", n=500, eps=1.0))
+    assert r["delta_spent"] == 0.01
+
+
+def test_stated_budget_composes_what_is_stated():
+    assert F.stated_budget([(0.5, 0.0)], 1e-6) == (0.5, 0.0)
+    assert F.stated_budget([(0.25, 0.0)] * 4, 1e-6) == (1.0, 0.0)
+    assert F.stated_budget([(0.5, 0.01), (0.5, 0.02)], 1e-6) == (1.0, 0.03)  # above the target delta: basic, as stated
+    e, d = F.stated_budget([(0.1, 1e-9)] * 50, 1e-6)  # many small parts: the PLD composition beats the sum 5.0
+    assert d == 1e-6 and e < 5.0
 
 
 def test_hyper_parameters_follow_the_public_rules():
@@ -108,32 +145,37 @@ def test_hyper_parameters_follow_the_public_rules():
 
 
 def test_one_against_all_accounting():
+    def total(parts, delta):
+        return F.stated_budget(parts, delta)[0]
+
     e, d = F.split_budget(1.0, 0.0, 6)
-    assert d == 0.0 and F.accounted_epsilon([(e, d)] * 6, 1e-5) == pytest.approx(1.0)
+    assert d == 0.0 and total([(e, d)] * 6, 1e-5) == pytest.approx(1.0)
     for eps in (0.1, 0.3, 0.5, 0.7, 2.0, 8.0):  # the K parts never sum above the target in floating point
         for k in range(2, 12):
             e, _ = F.split_budget(eps, 0.0, k)
-            assert sum([e] * k) <= eps and F.accounted_epsilon([(e, 0.0)] * k, 1e-6) <= eps
+            assert sum([e] * k) <= eps and total([(e, 0.0)] * k, 1e-6) <= eps
             e, d = F.split_budget(eps, 1e-6, k)  # at small eps basic composition of the parts decides: 0.1 / 7 * 7 > 0.1
-            assert F.accounted_epsilon([(e, d)] * k, 1e-6) <= eps
+            assert total([(e, d)] * k, 1e-6) <= eps
     e, d = F.split_budget(1.0, 1e-5, 30)
-    total = F.accounted_epsilon([(e, d)] * 30, 1e-5)
-    assert total <= 1.0 and e > 1.0 / 30  # better than basic composition at 30 parts
+    assert total([(e, d)] * 30, 1e-5) <= 1.0 and e > 1.0 / 30  # better than basic composition at 30 parts
     assert 30 * d <= 1e-5
-    assert F.accounted_epsilon([(e * 1.05, d)] * 30, 1e-5) > 1.0
-    assert math.isinf(F.accounted_epsilon([(0.1, 1e-5)] * 3, 1e-5))
+    assert total([(e * 1.05, d)] * 30, 1e-5) > 1.0
+    assert F.stated_budget([(0.1, 1e-5)] * 3, 1e-5) == (pytest.approx(0.3), pytest.approx(3e-5))  # over: as stated
 
 
-def test_tuning_composition_is_within_budget():
-    """Algorithm 4 (Theorem 26): disjoint parts and a disjoint validation part, so the total is epsilon, as the
-    fitted guarantee states."""
+def test_selection_composition_is_within_budget():
+    """The private-selection row (Algorithm 4 generalised): disjoint parts and a disjoint validation part, so the
+    total is epsilon, as the fitted guarantee states; the candidates are the rule times SCALES at the part size."""
     X, y, _, _ = F.load_task_data("adult", 600, 100, 0)
-    m = F.MECHANISMS["chaudhuri-tuned"]
-    info = {"n": 600, "d": X.shape[1], "K": 2, "dataset": "adult", "delta": 0.0}
-    est = m.build(m.params(0.7, info), 0.7, 0.0, info, np.random.default_rng(0)).fit(X, y)
-    # objective perturbation's floating-point-safe release costs a small delta (dpkernels.argmin_release)
-    assert est.guarantee_.epsilon == 0.7 and 0.0 < est.guarantee_.delta < 1e-6
-    assert len(m.params(0.7, info)["Lambdas"]) == 5
+    m = F.MECHANISMS["chaudhuri-objective-logistic-selected"]
+    info = {"n": 600, "d": X.shape[1], "K": 2, "dataset": "adult", "task": "binary", "delta": F.DELTA}
+    est, p = F.task_estimator(m, 0.7, F.DELTA, info, np.random.default_rng(0))
+    est.fit(X, y)
+    assert est.guarantee_.epsilon == 0.7 and 0.0 < est.guarantee_.delta < 1e-6  # objective's floating-point delta
+    base = F.MECHANISMS["chaudhuri-objective-logistic"]
+    assert [c["Lambda"] for c in p["candidates"]] == [
+        base.params(0.7, {**info, "n": 150, "scale": s})["Lambda"] for s in F.SCALES]
+    assert len(p["candidates"]) == 3 and F.SCALES == (0.1, 1.0, 10.0)
 
 
 @pytest.mark.parametrize("bad", [
@@ -147,6 +189,10 @@ def test_tuning_composition_is_within_budget():
     {"mechanism": "diffprivlib-lr", "dataset": "shuttle"},
     {"mechanism": "nonprivate-svc", "epsilon": 1.0},
     {"mechanism": "nonprivate-svc", "epsilon": None, "dataset": "kddcup99", "n_train": 20_000},  # beyond its limit
+    {"scale": 0.0},
+    {"scale": 10},  # not a float
+    {"mechanism": "bassily-alg2-selected", "scale": 10.0},  # only rule rows with a constant are ablated
+    {"mechanism": "park-table-7.1", "dataset": "satimage", "scale": 10.0},
     {"n_train": 5},
     {"n_train": 6_300},  # with the 200 test rows, more rows than satimage has
 ])

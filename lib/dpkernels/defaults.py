@@ -237,12 +237,13 @@ def park_gamma(n_features: int) -> float:
     return 4.0 / d
 
 
-def park_public_settings(n_features: int, *, scale: float = 1.0) -> dict[str, float]:
+def park_public_settings(n_features: int, n: int | None = None, *, scale: float = 1.0) -> dict[str, float]:
     """Park's method under a public rule whose constants were not set on the frontier's data sets: C/n, learning
     rate, iterations and r_max are the medians of Table 7.1's "Proposed" settings over its six data sets outside the
     frontier (:data:`PARK_FRONTIER_DATASETS` left out; r_max over the four that give one): 0.05, 0.001, 20 and 0.5;
     gamma by :func:`park_gamma`.  ``scale`` multiplies C/n (the constant the frontier's ablation and private
-    selection vary)."""
+    selection vary); given the (public) number of rows ``n``, C/n is at least 1/n (the SVDD's duals sum to 1) and at
+    most 1."""
     import statistics
 
     rows = [r for name, r in PARK_TABLE_7_1.items() if name not in PARK_FRONTIER_DATASETS]
@@ -250,8 +251,11 @@ def park_public_settings(n_features: int, *, scale: float = 1.0) -> dict[str, fl
     def med(key: str) -> float:
         return float(statistics.median(r[key] for r in rows if r[key] is not None))  # type: ignore[type-var]
 
-    return {"box": med("box") * check_positive(scale, "scale"), "gamma": park_gamma(n_features), "lr": med("lr"),
-            "n_iter": int(med("n_iter")), "r_max": med("r_max")}
+    box = med("box") * check_positive(scale, "scale")
+    if n is not None:
+        box = min(1.0, max(box, 1.0 / _checked(n, 1)[0]))
+    return {"box": box, "gamma": park_gamma(n_features), "lr": med("lr"), "n_iter": int(med("n_iter")),
+            "r_max": med("r_max")}
 
 
 def sklearn_C(n: int, Lambda: float) -> float:
