@@ -285,7 +285,8 @@ def test_a_refused_release_is_recorded_not_fatal(monkeypatch):
 # ----------------------------------------------------------------------------------------------
 # the analysis, on synthetic results
 # ----------------------------------------------------------------------------------------------
-def _runs(errors: dict[str, list[float]], base: float = 0.25, n: int = 1000, eps: float = 1.0, ds: str = "adult"):
+def _runs(errors: dict[str, list[float]], base: float = 0.25, n: int = 1000, eps: float = 1.0, ds: str = "adult",
+          scale: float = 1.0, delta_spent: dict[str, float] | None = None):
     rows = []
     for m, errs in errors.items():
         mech = F.MECHANISMS[m]
@@ -293,7 +294,9 @@ def _runs(errors: dict[str, list[float]], base: float = 0.25, n: int = 1000, eps
             rows.append({"dataset": ds, "task": F.DATASETS[ds].task, "mechanism": m, "n_train": n,
                          "epsilon": math.nan if mech.privacy == "none" else eps, "seed": s, "error": e,
                          "base_error": base, "d": 5, "fit_seconds": 0.1 * n / 1000, "peak_mb": 1.0, "train_mb": 0.5,
-                         "epsilon_spent": eps, "privacy": mech.privacy})
+                         "epsilon_spent": math.inf if mech.privacy == "none" else eps,
+                         "delta_spent": (delta_spent or {}).get(m, 0.0 if mech.privacy != "approx" else F.DELTA),
+                         "privacy": mech.privacy, "scale": scale})
     return pd.DataFrame(rows)
 
 
@@ -313,6 +316,80 @@ def test_map_separates_equivalent_beaten_and_undecided():
     assert r["equivalent"] == "chaudhuri-objective-huber"
     assert r["beaten"] == "chaudhuri-output-logistic" and r["undecided"] == "rubinstein-finite"
     assert r["advice"] == "chaudhuri-objective-logistic or chaudhuri-objective-huber"
+
+
+def test_the_advice_never_names_a_mechanism_not_shown_to_beat_the_majority():
+    """Issue 29: at shuttle, n = 50,000, eps = 1 the old map named Park (lowest mean, not shown to beat the majority
+    class) while objective perturbation (0.187) was shown to: the winner is chosen among those that beat it."""
+    rng = np.random.default_rng(0)
+    runs = _runs({"park-epc": list(0.15 + 0.25 * rng.standard_normal(5)),  # lowest mean, far too noisy to tell
+                  "chaudhuri-objective-logistic": [0.187, 0.186, 0.188, 0.187, 0.186]}, base=0.21, ds="shuttle")
+    summary = A.summarise(runs)
+    s = summary.set_index("mechanism")
+    assert s.loc["park-epc", "error"] < s.loc["chaudhuri-objective-logistic", "error"]
+    assert s.loc["park-epc", "beats_majority"] != "holds"
+    r = A.recommendation_map(runs, summary).iloc[0]
+    assert r["best"] == "chaudhuri-objective-logistic" and r["lowest"] == "park-epc"
+    assert "park-epc" not in r["advice"] and r["advice"] == "chaudhuri-objective-logistic"
+
+
+def test_equivalence_margin_is_relative_to_the_winner():
+    """KDD at eps = 8 (issue 29): 0.0104 and 0.0125 against a winner at 0.0041 were "equivalent" within an absolute
+    point; within 10% of the winner's error they are beaten."""
+    noise = np.linspace(-0.0003, 0.0003, 20)
+    runs = _runs({"chaudhuri-objective-logistic": list(0.0041 + noise), "bassily-alg2": list(0.0104 + noise[::-1]),
+                  "chaudhuri-output-logistic": list(0.0125 + noise), "chaudhuri-objective-huber": list(0.0042 + noise)},
+                 base=0.38, ds="kddcup99")
+    r = A.recommendation_map(runs, A.summarise(runs)).iloc[0]
+    assert r["best"] == "chaudhuri-objective-logistic" and r["margin"] == pytest.approx(0.00041)
+    assert set(r["beaten"].split(";")) == {"bassily-alg2", "chaudhuri-output-logistic"}
+    assert r["equivalent"] == "chaudhuri-objective-huber"
+    wide = A.recommendation_map(runs, A.summarise(runs), rel_margin=3.0).iloc[0]  # the old, wide margin
+    assert "bassily-alg2" in wide["equivalent"]
+
+
+def test_a_mechanism_over_its_budget_is_left_out_of_its_cell():
+    runs = _runs({"chaudhuri-objective-logistic": [0.15, 0.151, 0.149, 0.15],
+                  "chaudhuri-output-logistic": [0.18, 0.181, 0.179, 0.18],
+                  "rubinstein-finite": [0.2, 0.2, 0.2, 0.2]},
+                 delta_spent={"chaudhuri-objective-logistic": 0.34, "rubinstein-finite": 1e-9})
+    summary = A.summarise(runs).set_index("mechanism")
+    assert not summary.loc["chaudhuri-objective-logistic", "within_budget"]
+    assert not summary.loc["rubinstein-finite", "within_budget"]  # a pure row must state delta = 0
+    assert summary.loc["chaudhuri-output-logistic", "within_budget"]
+    r = A.recommendation_map(runs, summary.reset_index()).iloc[0]
+    assert r["best"] == "chaudhuri-output-logistic"
+    assert set(r["over_budget"].split(";")) == {"chaudhuri-objective-logistic", "rubinstein-finite"}
+
+
+def test_the_map_names_no_winner_where_nothing_learns():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpkernels.experiments import frontier_figures as FF
+
+    runs = pd.concat([_runs({"chaudhuri-objective-logistic": [0.25, 0.26, 0.24, 0.25]}, n=1000),
+                      _runs({"chaudhuri-objective-logistic": [0.15, 0.151, 0.149, 0.15]}, n=3000)], ignore_index=True)
+    rec = A.recommendation_map(runs, A.summarise(runs))
+    assert rec.set_index("n_train").loc[1000, "best"] == ""
+    fig, ax = plt.subplots()
+    FF.plot_map(rec, "adult", ax)
+    texts = [t.get_text() for t in ax.texts]
+    plt.close(fig)
+    assert texts.count("nothing\nlearns") == 1 and sum(t.startswith("obj-LR") for t in texts) == 1
+
+
+def test_ablation_finds_possible_and_robust_winners():
+    cells = []
+    for scale, a, b, c in ((0.1, 0.30, 0.22, 0.40), (1.0, 0.15, 0.20, 0.40), (10.0, 0.25, 0.21, 0.40)):
+        cells.append(_runs({"chaudhuri-objective-logistic": [a] * 3, "bassily-alg2": [b] * 3,
+                            "rubinstein-finite": [c] * 3}, scale=scale))
+    out = A.ablation(pd.concat(cells, ignore_index=True)).iloc[0]
+    assert out["winner_x1"] == "chaudhuri-objective-logistic" and out["winner_x0.1"] == "bassily-alg2"
+    assert out["possible_winners"] == "bassily-alg2;chaudhuri-objective-logistic" and not out["robust"]
+    assert out["tau_x10"] == pytest.approx(1 / 3)  # one of three pairs swaps
 
 
 def test_map_says_collect_more_rows_when_nothing_beats_the_majority():
