@@ -19,6 +19,7 @@ Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMa
 Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
 multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
 selection              :class:`PrivateSelection` (Algorithm 4 of Chaudhuri et al. generalised: any private candidates)
+which mechanism?       :func:`recommend` (read from the committed frontier results)
 feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :class:`GaussianJL`, :class:`SparseJL`,
                        :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``);
                        the frontier's public maps :class:`AdultFeatures`, :class:`KDDCup99Features`,
@@ -76,6 +77,7 @@ _EXPORTS: dict[str, str] = {
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
     "PrivateSelection": "dpkernels.selection",
+    "recommend": "dpkernels.recommendation",
     **{name: "dpkernels.feature_maps" for name in (
         "AdultFeatures", "KDDCup99Features", "SatimageFeatures", "ShuttleFeatures")},
     "PublicBoundsScaler": "dpkernels.preprocessing",
@@ -90,7 +92,7 @@ _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments",
     "feature_maps", "jl", "kernels",
     "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
-    "reference", "report", "runner", "selection", "site", "solvers", "sweep", "testing", "verdicts",
+    "recommendation", "reference", "report", "runner", "selection", "site", "solvers", "sweep", "testing", "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
@@ -122,6 +124,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
     )
     from dpkernels.preprocessing import PublicBoundsScaler
     from dpkernels.random_features import RandomFourierFeatures
+    from dpkernels.recommendation import recommend
     from dpkernels.selection import PrivateSelection
 
 

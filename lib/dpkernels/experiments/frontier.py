@@ -718,7 +718,8 @@ def task_estimator(mech: Mechanism, eps: float | None, delta: float, info: Info,
     """The unfitted estimator of one run and its hyper-parameters: the mechanism itself (a binary task, or natively
     multi-class), :class:`OneVsAll` over the task's classes with the budget split by :func:`split_budget`, or (a
     selected row) :class:`~dpkernels.selection.PrivateSelection` over the base mechanism's task estimators at the rule
-    times :data:`SCALES`, each evaluated at the size of one part.  ``info``: n, d, K, dataset, task, delta, scale."""
+    times :data:`SCALES`, each evaluated at the size of one part.  ``info``: n, d, K, dataset, task, delta, scale
+    (and optionally classes, else the data set's)."""
     if mech.protocol == "selected":
         from dpkernels.selection import PrivateSelection
 
@@ -739,7 +740,8 @@ def task_estimator(mech: Mechanism, eps: float | None, delta: float, info: Info,
     e_k, d_k = split_budget(float(eps), d_given, K)
     p = mech.params(e_k, {**info, "delta": d_k})
     parts = [mech.build(p, e_k, d_k, info, rng) for _ in range(K)]  # type: ignore[misc]
-    return OneVsAll(parts, list(DATASETS[info["dataset"]].classes), delta, random_state=rng), \
+    classes = list(info["classes"]) if "classes" in info else list(DATASETS[info["dataset"]].classes)
+    return OneVsAll(parts, classes, delta, random_state=rng), \
         {**p, "epsilon_per_class": e_k, "delta_per_class": d_k}
 
 
