@@ -881,8 +881,11 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
             "refused": ""}
 
 
-def seeds_for(n: int, seeds: int | dict[int, int]) -> int:
-    """The number of seeds at training size n: ``seeds``, or the value of the largest key <= n of {size: seeds}."""
+def seeds_for(n: int, seeds: int | dict[Any, Any], dataset: str | None = None) -> int:
+    """The number of seeds at training size n: ``seeds``, or the value of the largest key <= n of {size: seeds}, or
+    (keys naming data sets) that of ``seeds[dataset]``."""
+    if isinstance(seeds, dict) and dataset is not None and dataset in seeds:
+        return seeds_for(n, seeds[dataset])
     if isinstance(seeds, dict):
         keys = [int(k) for k in seeds if int(k) <= n]
         if not keys:
@@ -892,7 +895,7 @@ def seeds_for(n: int, seeds: int | dict[int, int]) -> int:
 
 
 def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: Sequence[float],
-                 seeds: int | dict[int, int], sizes: dict[str, Sequence[int | str]],
+                 seeds: int | dict[Any, Any], sizes: dict[str, Sequence[int | str]],
                  delta: float = DELTA, scales: Sequence[float] = (1.0,)) -> list[dict[str, Any]]:
     """Every (data set, training size, mechanism, epsilon, rule scale, seed) a mechanism can run (its task kind, up to
     its ``max_n``); the non-private references once per (size, seed).  ``seeds``: see :func:`seeds_for`.  ``scales``
@@ -909,7 +912,7 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
                     if float(scale) != 1.0 and not (mech.protocol == "rule" and mech.constant):
                         continue
                     for eps in ([None] if mech.privacy == "none" else list(epsilons)):
-                        for s in range(seeds_for(n, seeds)):
+                        for s in range(seeds_for(n, seeds, ds)):
                             c = {"dataset": ds, "mechanism": m, "n_train": int(n), "n_test": spec.n_test,
                                  "epsilon": None if eps is None else float(eps), "delta": float(delta),
                                  "scale": float(scale), "seed": s}
@@ -922,7 +925,7 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
                  progress: bool = True) -> pd.DataFrame:
     """The sweep through :func:`dpkernels.sweep.run_sweep` (default store ``$DPKERNELS_CACHE/sweeps/frontier``; a
     fresh temporary folder when ``DPKERNELS_NO_CACHE`` is set), most expensive tasks first, with each mechanism's
-    label, paper, privacy kind and family."""
+    label, paper, privacy kind, family, protocol and base (a selected row's mechanism)."""
     import tempfile
 
     from dpkernels.sweep import ResultStore, run_sweep
@@ -939,7 +942,7 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
             pass  # the workers may have the data; a worker without it fails its task
     df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                    desc="frontier", cost=task_cost)
-    for col in ("label", "paper", "privacy", "family"):
+    for col in ("label", "paper", "privacy", "family", "protocol", "base"):
         df[col] = df["mechanism"].map(lambda m, c=col: getattr(MECHANISMS[m], c))
     df["task"] = df["dataset"].map(lambda d: DATASETS[d].task)
     return df

@@ -40,13 +40,14 @@ def palette() -> dict[str, tuple[float, float, float]]:
     return dict(zip(names, colours))
 
 
-def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
-    """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon; dashed: the
-    non-private references; dotted: the majority class."""
+def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = ("rule", "paper")) -> "plt.Figure":
+    """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon, for the private rows
+    of the given protocols; dashed: the non-private references; dotted: the majority class."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    g = df[df["dataset"] == dataset]
+    g = df[(df["dataset"] == dataset) & (df["mechanism"].map(lambda m: MECHANISMS[m].protocol).isin(
+        (*protocols, "reference")))]
     eps = sorted(g.loc[g["privacy"] != "none", "epsilon"].unique())
     fig, axes = plt.subplots(1, len(eps), figsize=(4.2 * len(eps), 4.4), sharey=True, squeeze=False)
     pal = palette()
@@ -67,7 +68,8 @@ def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
         axes[0][-1].get_legend().remove()
     labels = [MECHANISMS[lab].label if lab in MECHANISMS else lab for lab in labels]
     fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
-    fig.suptitle(f"{dataset}: test error against training size at equal total privacy cost")
+    fig.suptitle(f"{dataset}: test error against training size at equal total privacy cost "
+                 f"({' and '.join(protocols)} rows)")
     fig.tight_layout()
     return fig
 
