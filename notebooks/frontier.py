@@ -354,10 +354,11 @@ selection.pivot_table(index="a", columns="dataset", values="status", aggfunc="fi
 # For each (data set, $n$, $\varepsilon$), among the mechanisms within the cell's budget: the **winner**, the lowest
 # mean test error among those that beat the majority class; the mechanisms **equivalent** to it, by a paired
 # equivalence test (TOST at 5% each side) within **10% of the winner's error** (`margin`); those it beats
-# (`beaten`); and those the seeds cannot place (`undecided`).  The advice names the winner and the equivalent
-# mechanisms that also beat the majority class.  A cell is grey and names no winner when **no** private mechanism
-# beats the majority class: there, collect more rows or spend more budget.  The headline follows: the smallest
-# training size from which each mechanism beats the majority class at every larger size of the grid, per
+# (`beaten`); and those the seeds cannot place (`undecided`); `detectable` is the smallest difference from the winner
+# that the cell's seeds detect with 80% power (the median over its comparisons).  The advice names the winner and the
+# equivalent mechanisms that also beat the majority class.  A cell is grey and names no winner when **no** private
+# mechanism beats the majority class: there, collect more rows or spend more budget.  The headline follows: the
+# smallest training size from which each mechanism beats the majority class at every larger size of the grid, per
 # $\varepsilon$.
 
 # %%
@@ -374,8 +375,8 @@ fig.tight_layout()
 plt.show()
 
 # %%
-rec[["dataset", "n_train", "epsilon", "n_seeds", "best", "error", "se", "margin", "equivalent", "undecided",
-     "over_budget", "refused", "advice"]]
+rec[["dataset", "n_train", "epsilon", "n_seeds", "best", "error", "se", "margin", "detectable", "equivalent",
+     "undecided", "over_budget", "refused", "advice"]]
 
 # %% [markdown]
 # Refusals: a mechanism whose certified solver cannot certify its minimiser to `solver_tol` times the sensitivity

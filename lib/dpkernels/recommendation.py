@@ -225,6 +225,9 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, like: 
              f"{like} has d = {_dimensions(root, [like]).get(like, 0)}, yours {d}.",
              "Hyper-parameters follow the frontier's protocol evaluated at your n, d, epsilon and delta; labels -1 / +1 "
              "(set classes=... for others)."]
+    if "delta_spent_max" not in s.columns or "within_budget" not in s.columns:
+        notes.append("These results predate stated budgets (no delta_spent_max / within_budget): each row's delta is "
+                     "taken from its privacy kind, which may understate it.")
     if delta < 1e-6 and delta > 0:
         notes.append("Your delta is below the frontier's 1e-6: only mechanisms whose fits stated at most your delta "
                      "qualify.")

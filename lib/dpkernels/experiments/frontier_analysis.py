@@ -152,6 +152,15 @@ def _mean_se(x: pd.Series | np.ndarray) -> tuple[float, float, int]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), n
 
 
+def _detectable(se: float, dof: int | None) -> float:
+    """The smallest paired difference a one-sided test at 5% detects with 80% power (t quantile with ``dof``)."""
+    from scipy import stats
+
+    if dof is None or not math.isfinite(se):
+        return math.nan
+    return float((stats.t.ppf(1 - verdicts.ALPHA, dof) + stats.norm.ppf(verdicts.POWER_TARGET)) * se)
+
+
 def _beats(excess: pd.Series) -> verdicts.Outcome:
     m, se, k = _mean_se(excess)
     return verdicts.difference_verdict(m, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None)
@@ -197,7 +206,9 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
     """Per (data set, n, epsilon), among the private mechanisms whose runs stayed within the cell's budget (the others
     are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that beat the majority
     class (``best`` is empty where none does); the mechanisms equivalent to it (paired TOST within ``rel_margin``
-    times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided rest; the lowest
+    times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided rest, with the
+    median over those comparisons of the smallest difference the seeds detect with 80% power (``detectable``); the
+    lowest
     mean error of any (``lowest``, for the record); the best non-private reference at that size; and the advice,
     which names the winner and the equivalent mechanisms that also beat the majority class, or
     :data:`ADVICE_NONE`."""
@@ -214,7 +225,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
         learns = not beating.empty
         best = (beating if learns else g).iloc[0]
         margin = rel_margin * float(best["error"])
-        equivalent, beaten, undecided = [], [], []
+        equivalent, beaten, undecided, mdes = [], [], [], []
         if learns:
             for m in g["mechanism"]:
                 if m == best["mechanism"]:
@@ -222,6 +233,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
                 diff = paired_differences(df, best["mechanism"], m, [(ds, n, e)])
                 mean, se, k = _mean_se(diff)
                 dof = k - 1 if k > 1 else None
+                mdes.append(_detectable(se, dof))
                 if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
                     equivalent.append(m)
                 elif verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
@@ -235,6 +247,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
             "best": best["mechanism"] if learns else "", "best_label": best["label"] if learns else "",
             "error": float(best["error"]) if learns else math.nan, "se": float(best["se"]) if learns else math.nan,
             "n_seeds": int(best["n_seeds"]), "margin": margin if learns else math.nan,
+            "detectable": float(np.nanmedian(mdes)) if mdes and not all(math.isnan(x) for x in mdes) else math.nan,
             "lowest": g.iloc[0]["mechanism"], "lowest_error": float(g.iloc[0]["error"]),
             "base_error": float(best["base_error"]), "beats_majority": best["beats_majority"],
             "equivalent": ";".join(equivalent), "beaten": ";".join(beaten), "undecided": ";".join(undecided),
