@@ -297,7 +297,9 @@ for ds in datasets:
 #   Section 7.3; tested on the thesis's satimage and shuttle): *"In general, the proposed method shows higher
 #   accuracy than SVM WEIGHT and SVM SEMI in all datasets and shows almost close performance to SVM OUTPUT."*
 #
-# (Bassily et al. run no experiment; Hall et al. never compare with Rubinstein et al.)  A claim "A beats B" is
+# (Bassily et al. run no experiment; Hall et al. never compare with Rubinstein et al.)  Each claim is tested under both
+# hyper-parameter protocols: the public rules, and both mechanisms under private selection (ids ending in
+# `-selected`).  A claim "A beats B" is
 # tested only in the (n, $\varepsilon$) cells where **both** mechanisms beat the majority class (a comparison of two
 # useless classifiers says nothing), both within the cell's budget.  Per seed, the error difference B - A is averaged
 # over those of the cells the seed ran (the largest sizes run fewer seeds than the small ones); the claim
