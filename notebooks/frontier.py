@@ -273,9 +273,10 @@ ref[["dataset", "mechanism", "n_train", "error", "base_error", "status"]]
 # %% [markdown]
 # ## 4. The frontier: test error against training size
 #
-# Mean test error over seeds with 95% intervals, one panel per $\varepsilon$; dashed: the non-private references,
-# dotted black: always predicting the test set's majority class.  A mechanism on the dotted line has learned nothing.
-# First the public rules (and Park's tuned setting), then the same mechanisms under private selection.
+# Mean test error over seeds with +-1.96 standard errors, one panel per $\varepsilon$; dashed: the non-private
+# references, dotted black: always predicting the test set's majority class.  A mechanism on the dotted line has
+# learned nothing.  First the public rules (and Park's tuned setting), then the same mechanisms under private
+# selection.
 
 # %%
 for ds in datasets:

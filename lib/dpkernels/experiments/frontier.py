@@ -201,7 +201,8 @@ class Mechanism:
     protocol: str = "rule"  #: a key of :data:`PROTOCOLS`
     select: bool = False  #: a private-selection row over its rule's grid runs beside it
     base: str = ""  #: a selected row's mechanism
-    takes_delta: bool = False  #: calibrated to a delta budget; False: given epsilon only (a floating-point delta of its own, if any, is stated and booked)
+    #: calibrated to a delta budget; False: given epsilon only (a floating-point delta of its own, if any, is stated)
+    takes_delta: bool = False
     multiclass: bool = False  #: native multi-class; binary ones run one-against-all on multi-class tasks
     max_n: int | None = None  #: the largest training size it is run at (None: every size)
     limit: str = ""  #: why it stops there

@@ -212,12 +212,14 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
     class (``best`` is empty where none does); the mechanisms equivalent to it (paired TOST within ``rel_margin``
     times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided rest, with the
     median over those comparisons of the smallest difference the seeds detect with 80% power (``detectable``); the
-    lowest
-    mean error of any (``lowest``, for the record); the best non-private reference at that size; and the advice,
+    lowest mean error of any (``lowest``, for the record); the best non-private reference at that size; and the advice,
     which names the winner and the equivalent mechanisms that also beat the majority class, or
     :data:`ADVICE_NONE`."""
     priv = summary[summary["privacy"] != "none"]
     refs = summary[summary["privacy"] == "none"]
+    # per cell, the errors by seed (rows) and mechanism (columns): the paired differences of one cell
+    runs = {key: g.pivot_table(index="seed", columns="mechanism", values="error", aggfunc="first")
+            for key, g in df[df["epsilon"].notna()].groupby(["dataset", "n_train", "epsilon"], sort=False)}
     rows = []
     for (ds, n, e), g in priv.groupby(["dataset", "n_train", "epsilon"], sort=True):
         refused = g[g["refused"] > 0]["mechanism"].tolist()
@@ -234,8 +236,8 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
             for m in g["mechanism"]:
                 if m == best["mechanism"]:
                     continue
-                diff = paired_differences(df, best["mechanism"], m, [(ds, n, e)])
-                mean, se, k = _mean_se(diff)
+                errors = runs[(ds, n, e)]
+                mean, se, k = _mean_se((errors[m] - errors[best["mechanism"]]).dropna())
                 dof = k - 1 if k > 1 else None
                 mdes.append(_detectable(se, dof))
                 if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":

@@ -41,7 +41,7 @@ def palette() -> dict[str, tuple[float, float, float]]:
 
 
 def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = ("rule", "paper")) -> "plt.Figure":
-    """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon, for the private rows
+    """Mean test error (+- 1.96 standard errors over seeds) against training size, one panel per epsilon, for the private rows
     of the given protocols; dashed: the non-private references; dotted: the majority class."""
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -54,7 +54,7 @@ def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = (
     refs = g[g["privacy"] == "none"]
     for ax, e in zip(axes[0], eps):
         priv = g[(g["privacy"] != "none") & (g["epsilon"] == e)]
-        sns.lineplot(data=priv, x="n_train", y="error", hue="mechanism", palette=pal, marker="o", errorbar=("ci", 95),
+        sns.lineplot(data=priv, x="n_train", y="error", hue="mechanism", palette=pal, marker="o", errorbar=("se", 1.96),
                      err_style="bars", ax=ax, legend=ax is axes[0][-1])
         for m, r in refs.groupby("mechanism"):
             mean = r.groupby("n_train")["error"].mean()
