@@ -104,7 +104,7 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
-#: The total delta of every (epsilon, delta) mechanism: below 1 / n for every training size (484,000 rows at most).
+#: The total delta of every (epsilon, delta) mechanism: below 1 / n for every training size (135,000 rows at most).
 DELTA = 1e-6
 #: Certified-solver tolerance (x the sensitivity) of every mechanism that solves an ERM.
 SOLVER_TOL = 1e-3
