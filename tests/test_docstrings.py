@@ -45,6 +45,8 @@ MODULES = (
     "dpkernels.random_features",
     "dpkernels.jl",
     "dpkernels.preprocessing",
+    "dpkernels.selection",
+    "dpkernels.feature_maps",
 )
 
 #: Every public estimator (scikit-learn API) exported by ``dpkernels``.

@@ -29,6 +29,22 @@ class Spy(ClassifierMixin, BaseEstimator):
         return np.full(len(X), self.label)
 
 
+def _release_case_data():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(240, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X[:, 0] > 0, 1, -1)
+
+
+#: The release-hygiene cases of tests/test_release_hygiene.py (no generator, seed or non-private state in a release).
+RELEASE_CASES = [
+    ("PrivateSelection",
+     lambda **kw: PrivateSelection([ObjectivePerturbation(epsilon=1.0, alpha=a, classes=[-1, 1]) for a in (0.1, 1.0)],
+                                   epsilon=1.0, **kw),
+     *_release_case_data()),
+]
+
+
 def _data(n=400, seed=0):
     rng = np.random.default_rng(seed)
     X = np.column_stack([np.arange(n, dtype=float), rng.normal(size=n)])
@@ -36,10 +52,17 @@ def _data(n=400, seed=0):
     return X, y
 
 
+def _in_order(sel):
+    """The fitted candidates in the order of ``candidates`` (the unselected ones are kept with keep_nonprivate)."""
+    out = list(sel.nonprivate_.candidates)
+    out.insert(sel.selected_, sel.best_estimator_)
+    return out
+
+
 def test_parts_are_disjoint_and_equal_and_leave_a_validation_part():
     X, y = _data(403)
     sel = PrivateSelection([Spy(), Spy(), Spy()], epsilon=1.0, keep_nonprivate=True, random_state=0).fit(X, y)
-    parts = [c.rows_ for c in sel.nonprivate_.candidates]
+    parts = [c.rows_ for c in _in_order(sel)]
     assert [len(p) for p in parts] == [101, 101, 101] and sel.nonprivate_.n_validation == 100  # 403 // 4
     seen = np.concatenate(parts)
     assert len(np.unique(seen)) == 303  # disjoint
@@ -53,7 +76,7 @@ def test_the_split_does_not_depend_on_the_data():
     X2[17, 1], y2[17] = 99.0, -y2[17]
     a = PrivateSelection([Spy(), Spy()], epsilon=1.0, keep_nonprivate=True, random_state=3).fit(X, y)
     b = PrivateSelection([Spy(), Spy()], epsilon=1.0, keep_nonprivate=True, random_state=3).fit(X2, y2)
-    for ca, cb in zip(a.nonprivate_.candidates, b.nonprivate_.candidates):
+    for ca, cb in zip(_in_order(a), _in_order(b)):
         np.testing.assert_array_equal(ca.rows_, cb.rows_)
 
 

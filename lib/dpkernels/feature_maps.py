@@ -172,13 +172,23 @@ class _PublicMap(TransformerMixin, BaseEstimator):
 
 
 class AdultFeatures(_PublicMap):
-    """UCI Adult's public map (module table): capped numeric columns, one-hot categoricals with adult.names'
-    vocabularies, rows into the unit ball, a constant feature; 104 + 1 columns.
+    """UCI Adult's public per-record map: 104 features and a constant one, rows in the unit ball.
+
+    The five numeric columns are divided by public caps (:data:`ADULT_CAPS`: census top codes and a stated round cap)
+    and clipped to [0, 1]; the eight categoricals are one-hot with adult.names' vocabularies
+    (:data:`ADULT_VOCABULARIES`; a value outside them raises); fnlwgt is dropped.  Each row is divided by
+    max(1, ||x||), shrunk by sqrt(1 - c^2) and the constant c = ``intercept`` appended.  Nothing is read from the
+    rows: the map costs no privacy.
 
     Parameters
     ----------
     intercept : float or None, default=0.5
         The public constant feature appended to every row (None: none).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of raw columns the map reads (13).
 
     Examples
     --------
@@ -206,13 +216,33 @@ class AdultFeatures(_PublicMap):
 
 
 class KDDCup99Features(_PublicMap):
-    """KDD Cup 1999's public map (module table): rates clipped, counters log-scaled against public caps, hashed
-    categoricals, rows into the unit ball, a constant feature; 38 + 3 x 16 + 1 = 87 columns.
+    """KDD Cup 1999's public per-record map: 86 features and a constant one, rows in the unit ball.
+
+    The ``*_rate`` columns (rates in [0, 1] by definition) are clipped; every other counter goes through
+    log1p(x) / log1p(cap) with a public cap (1e9 for durations and byte counts, :data:`KDD_BIG`; 1e3 otherwise),
+    clipped; protocol, service and flag through a data-independent hash into :data:`KDD_HASH_BUCKETS` buckets,
+    one-hot.  Each row is divided by max(1, ||x||), shrunk by sqrt(1 - c^2) and the constant c = ``intercept``
+    appended.  Nothing is read from the rows: the map costs no privacy.
 
     Parameters
     ----------
     intercept : float or None, default=0.5
         The public constant feature appended to every row (None: none).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of raw columns the map reads (41).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpkernels.feature_maps import KDDCup99Features
+    >>> row = {c: 0.0 for c in KDDCup99Features._numeric}
+    >>> row.update(protocol_type="tcp", service="http", flag="SF", src_bytes=181.0, count=8.0)
+    >>> X = KDDCup99Features().fit_transform(pd.DataFrame([row]))
+    >>> X.shape, bool((X ** 2).sum() <= 1.0)
+    ((1, 87), True)
     """
 
     _numeric = ("duration", "src_bytes", "dst_bytes", "land", "wrong_fragment", "urgent", "hot", "num_failed_logins",
@@ -243,13 +273,29 @@ class KDDCup99Features(_PublicMap):
 
 
 class SatimageFeatures(_PublicMap):
-    """Statlog Landsat satellite (satimage)'s public map: the 36 pixel values divided by 255 (their public range),
-    clipped, centred at the midpoint and divided by sqrt(36); a constant feature.
+    """Statlog Landsat satellite (satimage)'s public per-record map: 36 features and a constant one.
+
+    The 36 pixel values are divided by 255 (their public range), clipped, centred at the midpoint and divided by
+    sqrt(36), so every row lies in the unit ball; it is shrunk by sqrt(1 - c^2) and the constant c = ``intercept``
+    appended.  Nothing is read from the rows: the map costs no privacy.
 
     Parameters
     ----------
     intercept : float or None, default=0.5
         The public constant feature appended to every row (None: none).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of raw columns (36).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.feature_maps import SatimageFeatures
+    >>> X = SatimageFeatures().fit_transform(np.full((2, 36), 255.0))
+    >>> X.shape, bool(np.all((X ** 2).sum(axis=1) <= 1.0))
+    ((2, 37), True)
     """
 
     _n_columns = 36
@@ -259,15 +305,31 @@ class SatimageFeatures(_PublicMap):
 
 
 class ShuttleFeatures(_PublicMap):
-    """Statlog shuttle's public map: the nine readings clipped to [-cap, cap], divided by cap and by sqrt(9); a
-    constant feature.
+    """Statlog shuttle's public per-record map: 9 features and a constant one.
+
+    The nine sensor readings are clipped to [-cap, cap] (a stated round cap, :data:`SHUTTLE_CAP`, not read from the
+    data), divided by cap and by sqrt(9), so every row lies in the unit ball; it is shrunk by sqrt(1 - c^2) and the
+    constant c = ``intercept`` appended.  Nothing is read from the rows: the map costs no privacy.
 
     Parameters
     ----------
     cap : float, default=256
-        The stated round cap of the readings (:data:`SHUTTLE_CAP`; not read from the data).
+        The stated round cap of the readings.
     intercept : float or None, default=0.5
         The public constant feature appended to every row (None: none).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of raw columns (9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkernels.feature_maps import ShuttleFeatures
+    >>> X = ShuttleFeatures().fit_transform(np.array([[1e6, -1e6, 0, 0, 0, 0, 0, 0, 0]]))
+    >>> X.shape, bool((X ** 2).sum() <= 1.0)
+    ((1, 10), True)
     """
 
     _n_columns = 9

@@ -56,8 +56,9 @@ def stated_guarantee(estimator: Any) -> Guarantee:
     return g
 
 
-def _set_random_state(estimator: Any, rng: np.random.Generator) -> Any:
-    """Give an (unfitted, cloned) candidate the selection's generator (a Pipeline: its last step)."""
+def _set_random_state(estimator: Any, rng: np.random.Generator | None) -> Any:
+    """Give an (unfitted, cloned) candidate the selection's generator, or take it away again after the fit (None):
+    no fitted object keeps a generator (a Pipeline: its last step)."""
     if hasattr(estimator, "steps"):
         name = estimator.steps[-1][0]
         if "random_state" in estimator.steps[-1][1].get_params(deep=False):
@@ -69,8 +70,8 @@ def _set_random_state(estimator: Any, rng: np.random.Generator) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class SelectionEvaluation:
-    """Evaluation-only state of a selection (NOT private): every candidate's validation mistakes, the fitted
-    candidates and the validation part's size."""
+    """Evaluation-only state of a selection (NOT private): every candidate's validation mistakes, the unselected
+    fitted candidates (in order) and the validation part's size."""
 
     mistakes: NDArray[np.float64]
     candidates: list[Any]
@@ -117,11 +118,20 @@ class PrivateSelection(ReleaseMixin, ClassifierMixin, BaseEstimator):
     guarantee_ : Guarantee
         (max(epsilon, max_i eps_i), max_i delta_i) for the replace-one relation (parallel composition).
     nonprivate_ : SelectionEvaluation
-        ``keep_nonprivate=True`` only; NOT private.
+        Every candidate's validation mistakes and the unselected fitted candidates (``keep_nonprivate=True`` only;
+        NOT private).
 
     See Also
     --------
     dpkernels.PrivateTuning : Algorithm 4 for Chaudhuri et al.'s own learners over a grid of Lambda.
+
+    Notes
+    -----
+    Privacy: (max(epsilon, max_i eps_i), max_i delta_i)-differential privacy for the replace-one neighbouring
+    relation (n public), by parallel composition over the disjoint parts and the exponential mechanism (module
+    docstring; Chaudhuri et al.'s Theorem 26 for any candidates).  Released: the selected candidate and its index;
+    nothing about the others.  Assumptions: the candidates are chosen without the private data; each states its own
+    guarantee.  Publish :meth:`release`, which holds no seed and no non-private state.
 
     Examples
     --------
@@ -179,7 +189,7 @@ class PrivateSelection(ReleaseMixin, ClassifierMixin, BaseEstimator):
         for i, cand in enumerate(self.candidates):
             part = order[i * n_part:(i + 1) * n_part]
             est = _set_random_state(clone(cand), rng).fit(X[part], y[part])
-            models.append(est)
+            models.append(_set_random_state(est, None))  # the shared generator is not part of any release
             mistakes.append(int(np.sum(est.predict(X[val]) != y[val])))
         guarantees = [stated_guarantee(est) for est in models]
         if len({g.neighbouring for g in guarantees}) > 1:
@@ -191,7 +201,8 @@ class PrivateSelection(ReleaseMixin, ClassifierMixin, BaseEstimator):
         self.best_estimator_ = models[self.selected_]
         self.classes_ = np.asarray(classes[0])
         if self.keep_nonprivate:
-            self.nonprivate_ = SelectionEvaluation(np.asarray(mistakes, dtype=np.float64), models, n_val)
+            self.nonprivate_ = SelectionEvaluation(np.asarray(mistakes, dtype=np.float64),
+                                                   [mdl for i, mdl in enumerate(models) if i != self.selected_], n_val)
         self.guarantee_ = Guarantee(
             epsilon=max([epsilon] + [g.epsilon for g in guarantees]), delta=max(g.delta for g in guarantees),
             neighbouring=guarantees[0].neighbouring,

@@ -697,7 +697,8 @@ class OneVsAll(ClassifierMixin, BaseEstimator):
             part = clone(est)
             if self.random_state is not None:
                 _set_random_state(part, self.random_state)
-            self.estimators_.append(part.fit(X, np.where(np.asarray(y) == c, 1, -1)))
+            part.fit(X, np.where(np.asarray(y) == c, 1, -1))
+            self.estimators_.append(part if self.random_state is None else _set_random_state(part, None))
         guarantees = [stated_guarantee(e) for e in self.estimators_]
         eps, delta = stated_budget([stated(e) for e in self.estimators_], self.delta)
         self.classes_ = np.asarray(self.classes)
@@ -750,8 +751,7 @@ def task_estimator(mech: Mechanism, eps: float | None, delta: float, info: Info,
 def _n_parts(est: Any) -> int:
     """Binary (or natively multi-class) fits of a fitted task estimator."""
     if hasattr(est, "best_estimator_"):
-        return int(sum(_n_parts(c) for c in est.nonprivate_.candidates)) if hasattr(est, "nonprivate_") else \
-            len(est.candidates) * _n_parts(est.best_estimator_)
+        return len(est.candidates) * _n_parts(est.best_estimator_)
     return len(est.estimators_) if isinstance(est, OneVsAll) else 1
 
 
@@ -804,8 +804,6 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float,
     info = {"n": len(ytr), "d": Xtr.shape[1], "K": len(spec.classes), "dataset": spec.name, "task": spec.task,
             "delta": delta, "scale": scale}
     est, params = task_estimator(mech, eps, delta, info, rng)
-    if mech.protocol == "selected":
-        est.set_params(keep_nonprivate=True)  # to count the fits; the selection is unchanged
     est.fit(Xtr, ytr)
     if mech.protocol == "selected":
         params = {**params, "selected_scale": SCALES[est.selected_]}
