@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from sklearn.utils.estimator_checks import check_estimator
 
-from dpkernels import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, nonprivate_diagnostics
+from dpkernels import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning, nonprivate_diagnostics
 from dpkernels.bounds import chaudhuri as B
 from dpkernels.mechanisms import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
 from dpkernels.mechanisms import chaudhuri as C
@@ -179,6 +179,7 @@ def test_public_label_set():
     y01 = (y + 1) // 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", UtilityWarning)  # about the noise, not the label set
         m = OutputPerturbation(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y01)
         ObjectivePerturbation(epsilon=1.0, classes=["no", "yes"], random_state=0).fit(X, np.full(len(y), "yes"))
     assert set(m.predict(X)) <= {0, 1} and m.classes_.tolist() == [0, 1]

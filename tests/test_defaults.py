@@ -20,13 +20,29 @@ PAPER = [
 
 @pytest.mark.parametrize("n,d,algorithm,loss,published", PAPER)
 def test_chaudhuri_rule_reproduces_section_7_choices(n, d, algorithm, loss, published):
-    ratio = D.chaudhuri_lambda(n, d, 0.1, algorithm=algorithm, loss=loss) / published
+    """With ||f0|| = 100 (read off Adult and KDDCup99, hence not the frontier's default) the rule gives Section 7's
+    choices."""
+    B = D.CHAUDHURI_SECTION_7_NORM_BOUND
+    ratio = D.chaudhuri_lambda(n, d, 0.1, algorithm=algorithm, loss=loss, norm_bound=B) / published
     assert 1 / 2.2 <= ratio <= 2.2
 
 
 def test_chaudhuri_rule_eighth_row_is_the_stated_exception():
-    ratio = D.chaudhuri_lambda(63000, 119, 0.1, algorithm="objective", loss="huber") / 1e-2
-    assert 1 / 10 < ratio < 1 / 2.2  # stated in CHAUDHURI_NORM_BOUND's comment
+    ratio = D.chaudhuri_lambda(63000, 119, 0.1, algorithm="objective", loss="huber",
+                               norm_bound=D.CHAUDHURI_SECTION_7_NORM_BOUND) / 1e-2
+    assert 1 / 10 < ratio < 1 / 2.2  # stated in CHAUDHURI_SECTION_7_NORM_BOUND's comment
+
+
+@pytest.mark.slow
+def test_norm_bound_is_derived_from_public_data_outside_the_frontier():
+    """CHAUDHURI_NORM_BOUND is the calibration's value on six public data sets none of which the frontier uses."""
+    from dpkernels.experiments import frontier as F
+    from dpkernels.experiments.frontier_calibration import PROXY_DATASETS, norm_bound
+
+    assert not set(PROXY_DATASETS) & set(F.DATASETS)
+    value, table = norm_bound()
+    assert value == D.CHAUDHURI_NORM_BOUND
+    assert set(table["dataset"]) == set(PROXY_DATASETS) and (table["norm"] > 0).all()
 
 
 def test_chaudhuri_rule_shapes():
@@ -83,5 +99,23 @@ def test_bassily_iterations_and_k():
 
 def test_park_settings_are_table_7_1():
     assert D.park_settings("satimage") == {"box": 0.05, "gamma": 0.1, "lr": 0.001, "n_iter": 20, "r_max": 1.0}
+    assert D.park_settings("three moons") == {"box": 0.05, "gamma": 5.0, "lr": 0.001, "n_iter": 20}
     with pytest.raises(ValueError):
         D.park_settings("adult")
+
+
+def test_park_public_rule_leaves_the_frontier_rows_out():
+    """The medians of Table 7.1 over its six data sets outside the frontier; the frontier's rows do not move it."""
+    rule = D.park_public_settings(36)
+    assert rule == {"box": 0.05, "gamma": 4 / 36, "lr": 0.001, "n_iter": 20, "r_max": 0.5}
+    assert D.park_public_settings(9, scale=10.0)["box"] == pytest.approx(0.5)
+    assert D.park_public_settings(9, 150, scale=0.1)["box"] == 1 / 150  # n * box >= 1
+    assert D.park_public_settings(9, 150, scale=100.0)["box"] == 1.0
+    assert D.park_gamma(9) == pytest.approx(4 / 9)
+    for name in D.PARK_FRONTIER_DATASETS:  # a frontier row changed to anything leaves the rule as it is
+        saved = D.PARK_TABLE_7_1[name]
+        try:
+            D.PARK_TABLE_7_1[name] = {"box": 9.0, "gamma": 9.0, "lr": 9.0, "n_iter": 900, "r_max": 9.0}
+            assert D.park_public_settings(36) == rule
+        finally:
+            D.PARK_TABLE_7_1[name] = saved

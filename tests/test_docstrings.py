@@ -46,6 +46,8 @@ MODULES = (
     "dpkernels.jl",
     "dpkernels.preprocessing",
     "dpkernels._validation",
+    "dpkernels.selection",
+    "dpkernels.feature_maps",
 )
 
 #: Every public estimator (scikit-learn API) exported by ``dpkernels``.

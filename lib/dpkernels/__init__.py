@@ -18,8 +18,12 @@ Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMa
                        :class:`ExponentialMarginClassifier`, :class:`PrivateMarginSelection`
 Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
 multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
+selection              :class:`PrivateSelection` (Algorithm 4 of Chaudhuri et al. generalised: any private candidates)
+which mechanism?       :func:`recommend` (read from the committed frontier results)
 feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :class:`GaussianJL`, :class:`SparseJL`,
-                       :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``)
+                       :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``);
+                       the frontier's public maps :class:`AdultFeatures`, :class:`KDDCup99Features`,
+                       :class:`SatimageFeatures`, :class:`ShuttleFeatures`
 =====================  ==============================================================================================
 
 Every mechanism takes its privacy level, its label set and its norm bounds as public parameters (never read from
@@ -77,6 +81,10 @@ _EXPORTS: dict[str, str] = {
         "PrivateOneVsRest",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
+    "PrivateSelection": "dpkernels.selection",
+    "recommend": "dpkernels.recommendation",
+    **{name: "dpkernels.feature_maps" for name in (
+        "AdultFeatures", "KDDCup99Features", "SatimageFeatures", "ShuttleFeatures")},
     "PublicBoundsScaler": "dpkernels.preprocessing",
     "RademacherJL": "dpkernels.jl",
     "GaussianJL": "dpkernels.jl",
@@ -86,9 +94,10 @@ _EXPORTS: dict[str, str] = {
 
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
-    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments", "jl", "kernels",
+    "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments",
+    "feature_maps", "jl", "kernels",
     "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
-    "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts",
+    "recommendation", "reference", "report", "runner", "selection", "site", "solvers", "sweep", "testing", "verdicts",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
@@ -102,6 +111,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         UtilityWarning,
         nonprivate_diagnostics,
     )
+    from dpkernels.feature_maps import AdultFeatures, KDDCup99Features, SatimageFeatures, ShuttleFeatures
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,
@@ -126,6 +136,8 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
     )
     from dpkernels.preprocessing import PublicBoundsScaler
     from dpkernels.random_features import RandomFourierFeatures
+    from dpkernels.recommendation import recommend
+    from dpkernels.selection import PrivateSelection
 
 
 def __getattr__(name: str) -> Any:

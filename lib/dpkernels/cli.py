@@ -118,6 +118,17 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _cmd_recommend(args: argparse.Namespace) -> int:
+    from dpkernels.recommendation import recommend
+
+    try:
+        print(recommend(args.task, args.n, args.d, args.epsilon, args.delta, like=args.like, results=args.results))
+    except (LookupError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -173,6 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("datasets", help="where each dataset was found and whether its checksum is valid")
     p.add_argument("--fetch", action="store_true", help="download missing files from their canonical URLs")
     p.set_defaults(func=_cmd_datasets)
+    p = sub.add_parser("recommend", help="which mechanism for a task, n rows of d features and (epsilon, delta): read "
+                       "from the committed frontier results (no data touched)")
+    p.add_argument("task", choices=("binary", "multiclass"))
+    p.add_argument("n", type=int, help="training rows")
+    p.add_argument("d", type=int, help="features after the public map (constant feature included)")
+    p.add_argument("epsilon", type=float)
+    p.add_argument("delta", type=float, help="0 for pure epsilon-DP")
+    p.add_argument("--like", default=None, help="the frontier data set to rest on (default: nearest d)")
+    p.add_argument("--results", default=None, help="folder of summary.csv / recommendation.csv (default: "
+                   "paper_figures/frontier)")
+    p.set_defaults(func=_cmd_recommend)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

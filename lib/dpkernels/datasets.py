@@ -297,63 +297,23 @@ def _open_text(loc: Location) -> io.TextIOBase:
 #: encodes the categorical values present): a statistic of the private rows, for reproducing the papers' numbers only;
 #: ``None``: the raw numeric columns.
 PREPROCESSING = ("public", "chaudhuri", None)
-#: Adult's numeric columns with public caps (values above are clipped): census top codes (age 90, capital gain
-#: 99,999, hours 99), the 16 education levels of adult.names, and a stated round cap of 5,000 for capital loss.
-#: fnlwgt (a sampling weight, not an attribute of the person) is dropped.
-ADULT_CAPS = {"age": 90.0, "education-num": 16.0, "capital-gain": 99999.0, "capital-loss": 5000.0, "hours-per-week": 99.0}
-#: KDD columns named ``*_rate`` are rates in [0, 1] by definition; every other numeric column is a counter mapped to
-#: log1p(x) / log1p(cap), cap 1e9 for durations and byte counts, 1e3 for the other counters (clipped).
-KDD_BIG = ("duration", "src_bytes", "dst_bytes")
-#: Buckets of the data-independent hash of each KDD categorical column.
-KDD_HASH_BUCKETS = 16
-
-
-def _hash_bucket(value: str, column: str, buckets: int) -> int:
-    return int(hashlib.sha1(f"{column}={value}".encode()).hexdigest(), 16) % buckets
-
-
-def _unit_ball(X: NDArray[np.float64]) -> NDArray[np.float64]:
-    return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
-
-
 def adult_public_features(frame: pd.DataFrame) -> tuple[NDArray[np.float64], list[str]]:
-    """Adult's public per-record map: the numeric columns of :data:`ADULT_CAPS` divided by their public caps (clipped
-    to [0, 1]), the categoricals one-hot with the vocabularies of adult.names, rows projected into the unit ball.  No
-    constant is computed from the rows, so neighbouring data sets get the same map (the frontier's features, without
-    its intercept column)."""
-    blocks = [np.clip(frame[c].to_numpy(np.float64) / cap, 0.0, 1.0)[:, None] for c, cap in ADULT_CAPS.items()]
-    names = list(ADULT_CAPS)
-    for col, values in _adult_vocabularies().items():
-        if col not in ADULT_CATEGORICAL:
-            continue
-        codes = pd.Categorical(frame[col], categories=values).codes
-        if np.any(codes < 0):
-            raise ValueError(f"Adult column {col!r} has values outside adult.names")
-        blocks.append(np.eye(len(values))[codes])
-        names += [f"{col}={v}" for v in values]
-    return _unit_ball(np.hstack(blocks)), names
+    """Adult's public per-record map (:class:`dpkernels.feature_maps.AdultFeatures` without its intercept column) and
+    the names of its columns.  No constant is computed from the rows, so neighbouring data sets get the same map."""
+    from dpkernels.feature_maps import ADULT_CAPS, ADULT_VOCABULARIES, AdultFeatures
+
+    names = list(ADULT_CAPS) + [f"{col}={v}" for col, values in ADULT_VOCABULARIES.items() for v in values]
+    return AdultFeatures(intercept=None).fit_transform(frame), names
 
 
 def kddcup99_public_features(frame: pd.DataFrame) -> tuple[NDArray[np.float64], list[str]]:
-    """KDDCup99's public per-record map: rates as they are (in [0, 1] by definition), counters through log1p(x) /
-    log1p(public cap) (:data:`KDD_BIG`), each categorical through a data-independent hash into
-    :data:`KDD_HASH_BUCKETS` one-hot buckets, rows projected into the unit ball (the frontier's features, without its
-    intercept column)."""
-    numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
-    blocks, names = [], list(numeric)
-    for c in numeric:
-        x = np.maximum(frame[c].to_numpy(np.float64), 0.0)
-        if c.endswith("_rate"):
-            blocks.append(np.clip(x, 0.0, 1.0)[:, None])
-        else:
-            cap = 1e9 if c in KDD_BIG else 1e3
-            blocks.append(np.clip(np.log1p(x) / math.log1p(cap), 0.0, 1.0)[:, None])
-    for col in KDD_CATEGORICAL:
-        values = frame[col].astype(str)
-        idx = values.map({v: _hash_bucket(v, col, KDD_HASH_BUCKETS) for v in values.unique()}).to_numpy()
-        blocks.append(np.eye(KDD_HASH_BUCKETS)[idx])
-        names += [f"{col}#{b}" for b in range(KDD_HASH_BUCKETS)]
-    return _unit_ball(np.hstack(blocks)), names
+    """KDDCup99's public per-record map (:class:`dpkernels.feature_maps.KDDCup99Features` without its intercept
+    column) and the names of its columns."""
+    from dpkernels.feature_maps import KDD_HASH_BUCKETS, KDDCup99Features
+
+    names = list(KDDCup99Features._numeric) + [f"{col}#{b}" for col in KDDCup99Features._categorical
+                                                for b in range(KDD_HASH_BUCKETS)]
+    return KDDCup99Features(intercept=None).fit_transform(frame), names
 
 
 def chaudhuri_preprocess(

@@ -1,45 +1,46 @@
 """Which mechanism, and is private learning worth it at all?  The cross-paper frontier from a thousand rows to the full
-data, at equal end-to-end privacy cost, with its cost curves (issues 11 and 22).
+data, at equal end-to-end privacy cost, under one hyper-parameter protocol, with its cost curves (issues 11, 22, 29).
 
-One sweep (data set x training size x mechanism x epsilon x seed) over every classifier of the workbook, run through
-:func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing; joblib processes
-locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one seeded training set and
-returns its test error, the majority-class error of the same test set, the fit time, the fit's peak traced memory,
-the size of the training matrix and the privacy spent as accounted.
+One sweep (data set x training size x mechanism x epsilon x rule scale x seed) over every classifier of the workbook,
+run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
+joblib processes locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one
+seeded training set and returns its test error, the majority-class error of the same test set, the fit time, the
+fit's peak traced memory, the size of the training matrix and the (epsilon, delta) the fitted object states.
 
-**Sizes.**  Each data set has a fixed, seeded test set (:data:`DATASETS`, ``n_test``); the training sets of one seed
-are nested prefixes of the remaining rows, from about 1,000 rows to all of them ("full": Adult 40,000, KDDCup99
-484,000, shuttle 50,000, satimage 5,000).
+**Data.**  Each data set's population is its *distinct* rows after the public feature map (:func:`distinct_rows`;
+74.5% of KDDCup99's 10 percent file repeats another row exactly, and Adult without fnlwgt has 7,000 repeats), so no
+test row repeats a training row.  Each seed draws a fixed test set (:data:`DATASETS`, ``n_test``); the training
+sets of one seed are nested prefixes of the remaining rows, from about 1,000 rows to all of them ("full": Adult
+33,000, KDDCup99 135,000, shuttle 50,000, satimage 5,000).
 
-**Equal total privacy cost, end to end.**  Every private mechanism receives the same total (epsilon, delta) for
-everything that touches the training rows:
+**Equal total privacy cost, end to end, as stated.**  Every private run of a cell receives the same total
+(epsilon, delta) for everything that touches the training rows, and records what its fitted object *states*
+(``epsilon_spent``, ``delta_spent``: :func:`stated`, composed over every fitted part by :func:`stated_budget`):
 
-* *Features*: a per-record map with public constants (:func:`public_features`); replace-one neighbours stay
-  replace-one neighbours and nothing is computed from the data.  Adult's numeric columns are divided by public caps
-  (census top codes and stated round caps, clipped) and its categoricals one-hot encoded with the vocabularies of
-  ``adult.names``; KDDCup99's counters go through log1p / log1p(public cap) and its categoricals through a
-  data-independent hash into :data:`KDD_HASH_BUCKETS` buckets; satimage's pixels are divided by 255 (their public
-  range); shuttle's sensor readings are clipped to +-:data:`SHUTTLE_CAP` (a stated round cap) and divided by it.
-  Rows are then in the unit ball, with a public constant feature (a penalised intercept).
+* *Features*: a per-record map with public constants (:mod:`dpkernels.feature_maps`); replace-one neighbours stay
+  replace-one neighbours and nothing is computed from the data.  Rows are in the unit ball, with a public constant
+  feature (a penalised intercept).
 * *Label sets* are public: Adult income above 50K or not; KDD denial-of-service or not; satimage's six and shuttle's
   seven documented classes.
-* *Hyper-parameters* follow public rules fixed before any data are loaded (:mod:`dpkernels.defaults`, each citing
-  its source), as functions of (n, d, epsilon): Chaudhuri et al.'s Theorems 15 and 18 for Lambda, Rubinstein et al.'s
-  C = sqrt(n), Bassily et al.'s Theorem 3.2 for rho, Park's Table 7.1.  Where a paper offers a *private* selection it
-  runs as its own row inside the same budget: Chaudhuri et al.'s Algorithm 4 (``chaudhuri-tuned``) and the private
-  choice of rho (``bassily-selected``).  The non-private references are tuned on a validation split of their
-  training rows (they are references, not releases).
-* *Composition*: one-against-all on a K-class task fits K binary mechanisms on the same rows: pure-epsilon mechanisms
-  get epsilon / K each (basic composition, exact for pure DP); (epsilon, delta) mechanisms the largest
-  (epsilon_k, delta / (2K)) whose K-fold composition, accounted by dp-accounting's privacy-loss distributions, stays
-  within (epsilon, delta) (:func:`split_budget`).  Mechanisms whose guarantee carries a certified-solver factor
-  epsilon (1 + 2 solver_tol) are calibrated at epsilon / (1 + 2 solver_tol).
-* *Pure epsilon-DP* mechanisms spend epsilon with delta = 0, a stronger guarantee than the (epsilon, delta) of the
-  others at the same epsilon.
+* *Hyper-parameters*, one protocol for every mechanism (:data:`PROTOCOLS`): each mechanism runs under its **public
+  rule** (:mod:`dpkernels.defaults`), a function of (n, d, epsilon) whose constants (:data:`CONSTANTS`) were not set
+  on the frontier's data sets, and beside it under **private selection** (``<name>-selected``): the same selector
+  for all, :class:`dpkernels.selection.PrivateSelection` (Chaudhuri et al.'s Algorithm 4 generalised) over the rule
+  with its constant times :data:`SCALES`, inside the same budget.  An ablation reruns each rule with its constant
+  times 0.1 and 10 (``scale``).  Park's Table 7.1, tuned by the thesis on satimage and shuttle, stays as a labelled
+  row (protocol ``"paper"``).  The non-private references are tuned on a validation split of their training rows
+  (they are references, not releases).
+* *Composition*: one-against-all on a K-class task fits K binary mechanisms on the same rows (:class:`OneVsAll`):
+  pure-epsilon mechanisms get epsilon / K each (basic composition, exact for pure DP); (epsilon, delta) mechanisms
+  the largest (epsilon_k, delta / (2K)) whose K-fold composition, accounted by dp-accounting's privacy-loss
+  distributions, stays within (epsilon, delta) (:func:`split_budget`).  Mechanisms whose guarantee carries a
+  certified-solver factor epsilon (1 + 2 solver_tol) are calibrated at epsilon / (1 + 2 solver_tol).
+* *Pure epsilon-DP* rows state delta = 0, a stronger guarantee than the (epsilon, delta) of the others at the same
+  epsilon; objective perturbation's floating-point-safe release states a small delta of its own
+  (:mod:`dpkernels.argmin_release`), so its rows are (epsilon, delta) rows.
 
 **Sizes a mechanism cannot reach** (:attr:`Mechanism.max_n`): only scikit-learn's kernel SVC (the non-private RBF
 reference: libsvm's kernel evaluations grow as n^2) stops before the full data; it runs up to its stated limit.
-(Park's SVDD is a QP over the n rows, but in a 400-dimensional random-feature space it reaches 50,000 rows in seconds.)
 
 Neighbouring relation: replace-one, on a training sample of fixed, public size n.  Seeds are for reproduction only: a
 deployment draws noise from operating-system entropy.
@@ -57,17 +58,18 @@ import time
 import tracemalloc
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpkernels import defaults
+from dpkernels.feature_maps import FEATURE_MAPS, INTERCEPT_FEATURE, KDD_HASH_BUCKETS, SHUTTLE_CAP
 from dpkernels.accounting import compose
-from dpkernels.datasets import KDD_HASH_BUCKETS  # the public maps are the loaders' (re-exported: the docstring cites it)
 
 __all__ = [
     "DELTA",
@@ -81,9 +83,17 @@ __all__ = [
     "public_features",
     "training_sizes",
     "load_task_data",
+    "distinct_rows",
     "available",
     "split_budget",
-    "accounted_epsilon",
+    "stated",
+    "stated_budget",
+    "OneVsAll",
+    "task_estimator",
+    "selected",
+    "SCALES",
+    "PROTOCOLS",
+    "CONSTANTS",
     "make_configs",
     "seeds_for",
     "validate_config",
@@ -94,15 +104,10 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
-#: The total delta of every (epsilon, delta) mechanism: below 1 / n for every training size (484,000 rows at most).
+#: The total delta of every (epsilon, delta) mechanism: below 1 / n for every training size (135,000 rows at most).
 DELTA = 1e-6
 #: Certified-solver tolerance (x the sensitivity) of every mechanism that solves an ERM.
 SOLVER_TOL = 1e-3
-#: The public constant feature appended to every row (an intercept, penalised like the weights).
-INTERCEPT_FEATURE = 0.5
-#: shuttle's nine sensor readings are clipped to [-cap, cap] and divided by cap (a stated round cap, not read from the
-#: data; extreme readings are clipped).
-SHUTTLE_CAP = 256.0
 #: Random features of every random-feature mechanism (a documented default: Chaudhuri et al. run no kernel experiment
 #: and Rubinstein et al.'s and Bassily et al.'s theorems ask for far more than any sweep can afford).
 N_FEATURES = 100
@@ -114,59 +119,90 @@ PARK_STARTS = 300
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A data set of the frontier: its task, public label set, public row count and test-set size."""
+    """A data set of the frontier: its task, public label set, row counts and test-set size.
+
+    The population is the file's *distinct* rows after the public feature map (:func:`population_rows`): a row whose
+    features repeat an earlier row's is dropped (the first occurrence in file order is kept, with its label), so that
+    a test row never repeats a training row (issue 29)."""
 
     name: str
     task: str  #: "binary" or "multiclass"
     classes: tuple[Any, ...]  #: the public label set (binary: -1, +1)
-    n_rows: int  #: rows of the population (public: the size of the published file)
+    n_rows: int  #: rows of the published file (Adult: its complete rows)
+    n_distinct: int  #: distinct rows after the public feature map: the population
     n_test: int  #: rows of the seeded test set
     files: tuple[str, ...]  #: the raw files (:data:`dpkernels.datasets.FILES` keys)
     description: str
 
     @property
     def n_full(self) -> int:
-        """The largest training size: every row outside the test set."""
-        return self.n_rows - self.n_test
+        """The largest training size: every distinct row outside the test set."""
+        return self.n_distinct - self.n_test
 
 
 DATASETS: dict[str, DatasetSpec] = {
     d.name: d for d in (
-        DatasetSpec("adult", "binary", (-1, 1), 45_222, 5_222, ("adult.data", "adult.test", "adult.names"),
-                    "income above 50K (+1) or not; complete rows of adult.data + adult.test"),
-        DatasetSpec("kddcup99", "binary", (-1, 1), 494_021, 10_021, ("kddcup99",),
-                    "denial-of-service attack (-1) or not (+1); the 10 percent file (not committed)"),
-        DatasetSpec("shuttle", "multiclass", tuple(range(7)), 58_000, 8_000, ("shuttle",),
-                    "Statlog shuttle, the 7 original classes (Rad.Flow is 79%)"),
-        DatasetSpec("satimage", "multiclass", tuple(range(6)), 6_435, 1_435, ("satellite",),
-                    "Statlog Landsat satellite (LIBSVM satimage), 6 classes"),
+        DatasetSpec("adult", "binary", (-1, 1), 45_222, 38_229, 5_229, ("adult.data", "adult.test", "adult.names"),
+                    "income above 50K (+1) or not; complete rows of adult.data + adult.test, distinct after the map "
+                    "(fnlwgt, which the map drops, made most rows unique)"),
+        DatasetSpec("kddcup99", "binary", (-1, 1), 494_021, 145_242, 10_242, ("kddcup99",),
+                    "denial-of-service attack (-1) or not (+1); the 10 percent file (not committed), distinct rows "
+                    "(74.5% of its rows repeat another exactly; NSL-KDD, Tavallaee et al. 2009, removes them too)"),
+        DatasetSpec("shuttle", "multiclass", tuple(range(7)), 58_000, 57_939, 7_939, ("shuttle",),
+                    "Statlog shuttle, the 7 original classes (Rad.Flow is 79%), distinct rows"),
+        DatasetSpec("satimage", "multiclass", tuple(range(6)), 6_435, 6_435, 1_435, ("satellite",),
+                    "Statlog Landsat satellite (LIBSVM satimage), 6 classes (no repeated row)"),
     )
 }
 
 
 # ----------------------------------------------------------------------------------------------
-# mechanisms: public hyper-parameter rules and factories
+# mechanisms: public hyper-parameter rules, their private selection, and factories
 # ----------------------------------------------------------------------------------------------
-Info = dict[str, Any]  #: {"n", "d", "K", "dataset"}: public quantities a rule may use
+Info = dict[str, Any]  #: {"n", "d", "K", "dataset", "delta", "scale"}: public quantities a rule may use
 Params = dict[str, Any]
+
+#: The multipliers of every public rule's constant (:attr:`Mechanism.constant`): the private selection's grid (each
+#: mechanism's candidates are its rule with the constant times these, at the size of one part) and the ablation's
+#: settings (the rule at the full size with the constant times these).
+SCALES = (0.1, 1.0, 10.0)
+#: Hyper-parameter protocols of a frontier row.
+PROTOCOLS = {
+    "rule": "public rule of (n, d, epsilon) whose constants were not set on the frontier's data sets",
+    "selected": "private selection over the rule's grid (constant x 0.1, 1, 10) inside the same budget "
+                "(dpkernels.selection.PrivateSelection: Chaudhuri et al.'s Algorithm 4 generalised)",
+    "paper": "a paper's setting tuned on the frontier's own data sets (labelled, not a public rule)",
+    "reference": "non-private reference tuned on a validation split of its training rows",
+}
 
 
 @dataclass(frozen=True)
 class Mechanism:
-    """One row of the frontier: a name, its paper, its privacy kind, its public hyper-parameter rule and a factory.
+    """One row of the frontier: a name, its paper, its privacy kind, its hyper-parameter protocol and a factory.
 
     ``params(epsilon, info)`` returns the hyper-parameters (JSON-able; recorded with each result) from the public
-    quantities only; ``build(params, epsilon, delta, info, rng)`` the unfitted estimator.  ``epsilon`` is the budget
-    of one fit (after the one-against-all split)."""
+    quantities only, with the rule's constant multiplied by ``info.get("scale", 1.0)``; ``build(params, epsilon,
+    delta, info, rng)`` the unfitted binary (or natively multi-class) estimator at the budget of one fit.  Rows of
+    protocol ``"selected"`` are generated from their ``base`` (:func:`selected`) and built by :func:`task_estimator`.
+
+    Adding a mechanism is one entry of the list in :func:`_factories` (at import time, so that every sweep worker has
+    it): its rule, its factory, the constant its rule scales (``info["scale"]`` times it) and ``select=True`` for a
+    private-selection row beside it (generated by :func:`selected`); its privacy kind is what its fits state."""
 
     name: str
     label: str
     paper: str
-    privacy: str  #: "pure" (delta = 0), "approx" ((epsilon, delta)) or "none"
+    privacy: str  #: what its fits state: "pure" (delta = 0), "approx" ((epsilon, delta)) or "none"
     family: str  #: "linear", "random-features", "landmarks", "reference" or "quadratic" (a kernel matrix over the n rows)
     params: Callable[[float | None, Info], Params]
-    build: Callable[[Params, float | None, float, Info, np.random.Generator], Any]
-    source: str  #: where the hyper-parameter rule comes from
+    build: Callable[[Params, float | None, float, Info, np.random.Generator], Any] | None
+    source: str  #: where the hyper-parameters come from
+    constant: str = ""  #: the rule's constant that ``info["scale"]`` multiplies ("" : none)
+    protocol: str = "rule"  #: a key of :data:`PROTOCOLS`
+    select: bool = False  #: a private-selection row over its rule's grid runs beside it
+    base: str = ""  #: a selected row's mechanism
+    #: calibrated to a delta budget; False: given epsilon only (a floating-point delta of its own, if any, is stated)
+    takes_delta: bool = False
     multiclass: bool = False  #: native multi-class; binary ones run one-against-all on multi-class tasks
     max_n: int | None = None  #: the largest training size it is run at (None: every size)
     limit: str = ""  #: why it stops there
@@ -185,15 +221,31 @@ def _sphere(n: int, d: int, radius: float, rng: np.random.Generator) -> Array:
     return radius * g / np.linalg.norm(g, axis=1, keepdims=True)
 
 
+def _scale(info: Info) -> float:
+    return float(info.get("scale", 1.0))
+
+
 #: RBF kernel exp(-gamma ||x - y||^2) with the public gamma of :func:`dpkernels.defaults.rbf_gamma` (rows in the unit
 #: ball), i.e. bandwidth sigma = 1 / sqrt(2 gamma) in the exp(-||x - y||^2 / (2 sigma^2)) parameterisation.
 GAMMA = defaults.rbf_gamma(1.0)
 SIGMA = 1.0 / math.sqrt(2.0 * GAMMA)
+#: The constants of the public rules (none was set on the frontier's data sets), as :attr:`Mechanism.constant` names
+#: them.
+CONSTANTS = {
+    "chaudhuri": f"||f0|| = {defaults.CHAUDHURI_NORM_BOUND:g} (median norm of tuned non-private logistic regression "
+                 "on six public data sets outside the frontier)",
+    "rubinstein": "c = 1 in C = c sqrt(n) (Rubinstein et al.'s Remark 1)",
+    "hall": "c = 1 in lam = 1 / (2 c sqrt(n)) (Rubinstein et al.'s rule; Hall et al. give none)",
+    "bassily": f"excess = {defaults.BASSILY_EXCESS:g} of Theorem 3.2's privacy term (ours, from the theorem's shape)",
+    "park": "C/n = 0.05 (median of Park's Table 7.1 over its six data sets outside the frontier)",
+}
 
 
-def _chaudhuri(algorithm: str, loss: str) -> Callable[[float | None, Info], Params]:
+def _chaudhuri(algorithm: str, loss: str, d: int | None = None) -> Callable[[float | None, Info], Params]:
     def params(eps: float | None, info: Info) -> Params:
-        return {"Lambda": defaults.chaudhuri_lambda(info["n"], info["d"], float(eps), algorithm=algorithm, loss=loss)}
+        return {"Lambda": defaults.chaudhuri_lambda(info["n"], info["d"] if d is None else d, float(eps),
+                                                    algorithm=algorithm, loss=loss,
+                                                    norm_bound=defaults.CHAUDHURI_NORM_BOUND * _scale(info))}
     return params
 
 
@@ -206,18 +258,20 @@ def _references() -> list[Mechanism]:
     def linear_grid(eps: float | None, info: Info) -> Params:
         return {"C": [defaults.sklearn_C(info["n"], lam) for lam in defaults.NONPRIVATE_LAMBDAS]}
 
+    ref = {"privacy": "none", "protocol": "reference", "multiclass": True}
     return [
-        Mechanism("nonprivate-logistic", "non-private LogisticRegression", "reference", "none", "reference",
-                  linear_grid, lambda p, e, dl, info, r: _ValidationTuned(LogisticRegression(fit_intercept=False, max_iter=1000), p),
-                  "validation split, Lambda in 1e-7..1e-2 (Chaudhuri et al.'s Table 1 range)", multiclass=True, weight=2.0),
-        Mechanism("nonprivate-linearsvc", "non-private LinearSVC", "reference", "none", "reference", linear_grid,
-                  lambda p, e, dl, info, r: _ValidationTuned(LinearSVC(fit_intercept=False, dual="auto", max_iter=2000), p),
-                  "validation split, Lambda in 1e-7..1e-2", multiclass=True, weight=2.0),
-        Mechanism("nonprivate-svc", "non-private SVC (RBF)", "reference", "none", "quadratic",
-                  lambda e, info: {"C": [1.0, 10.0, 100.0], "gamma": [GAMMA]},
-                  lambda p, e, dl, info, r: _ValidationTuned(SVC(), p),
-                  "validation split, C in {1, 10, 100}, gamma = 1 (public scale rule)", multiclass=True, max_n=10_000,
-                  limit="libsvm's O(n^2) kernel evaluations (about 45 s per fit at 20,000 rows)", weight=50.0),
+        Mechanism("nonprivate-logistic", "non-private LogisticRegression", "reference", family="reference",
+                  params=linear_grid,
+                  build=lambda p, e, dl, info, r: _ValidationTuned(LogisticRegression(fit_intercept=False, max_iter=1000), p),
+                  source="validation split, Lambda in 1e-7..1e-2 (Chaudhuri et al.'s Table 1 range)", weight=2.0, **ref),
+        Mechanism("nonprivate-linearsvc", "non-private LinearSVC", "reference", family="reference", params=linear_grid,
+                  build=lambda p, e, dl, info, r: _ValidationTuned(LinearSVC(fit_intercept=False, dual="auto", max_iter=2000), p),
+                  source="validation split, Lambda in 1e-7..1e-2", weight=2.0, **ref),
+        Mechanism("nonprivate-svc", "non-private SVC (RBF)", "reference", family="quadratic",
+                  params=lambda e, info: {"C": [1.0, 10.0, 100.0], "gamma": [GAMMA]},
+                  build=lambda p, e, dl, info, r: _ValidationTuned(SVC(), p),
+                  source="validation split, C in {1, 10, 100}, gamma = 1 (public scale rule)", max_n=5_000,
+                  limit="libsvm's O(n^2) kernel evaluations (about 11 s per fit at 10,000 rows)", weight=50.0, **ref),
     ]
 
 
@@ -249,7 +303,7 @@ def _factories() -> dict[str, Mechanism]:
     """The mechanisms.  A mechanism's ``params`` are recorded in the papers' own parameterisations (Chaudhuri's
     Lambda, Rubinstein's C, Hall's lam, Park's gamma and lr, Bassily's Lambda); the factories convert them to the
     library's one name per concept (``alpha`` = Lambda = 1 / C = 2 lam, ``sigma`` with gamma = 1 / (2 sigma^2),
-    ``learning_rate``, ``weight_bound``)."""
+    ``learning_rate``, ``weight_bound``).  Every rule scales its constant by ``info["scale"]``."""
     from dpkernels.mechanisms import (
         EquilibriumPointClassifier,
         ObjectivePerturbation,
@@ -258,15 +312,13 @@ def _factories() -> dict[str, Mechanism]:
         PrivateKernelMachine,
         PrivateKernelMarginClassifier,
         PrivateMarginClassifier,
-        PrivateMarginSelection,
         PrivateSVM,
         PrivateSVMFinite,
-        PrivateTuning,
     )
 
     pm = [-1, 1]
     tol = SOLVER_TOL
-    thm = "Chaudhuri et al. (2011) Theorem {} (Lambda = eps_g / ||f0||^2, ||f0|| = 100)"
+    thm = "Chaudhuri et al. (2011) Theorem {} (Lambda = eps_g / ||f0||^2)"
 
     def dpl(p: Params, eps: float | None, delta: float, info: Info, rng: np.random.Generator) -> Any:
         from diffprivlib.accountant import BudgetAccountant
@@ -291,81 +343,73 @@ def _factories() -> dict[str, Mechanism]:
         to_unit = FunctionTransformer(lambda X: np.clip((X[:, :-1] / math.sqrt(1 - c * c) * math.sqrt(X.shape[1] - 1)
                                                          + 1.0) / 2.0, 0.0, 1.0))
         epc = EquilibriumPointClassifier(epsilon_svdd=_solver_eps(eps / 2.0), epsilon_vote=eps / 2.0,
-                                         classes=list(range(info["K"])), box=p["box"], sigma=math.sqrt(0.5 / p["gamma"]), learning_rate=p["lr"],
-                                         n_iter=int(p["n_iter"]), r_max=p["r_max"], n_starts=PARK_STARTS,
-                                         domain=(0.0, 1.0), random_state=rng)
+                                         classes=list(range(info["K"])), box=p["box"], sigma=math.sqrt(0.5 / p["gamma"]),
+                                         learning_rate=p["lr"], n_iter=int(p["n_iter"]), r_max=p["r_max"],
+                                         n_starts=PARK_STARTS, domain=(0.0, 1.0), random_state=rng)
         return make_pipeline(to_unit, epc)
-
-    def tuning(eps: float | None, info: Info) -> Params:
-        m = len(defaults.CHAUDHURI_GRID_DECADES)
-        return {"Lambdas": list(defaults.chaudhuri_lambda_grid(info["n"] // (m + 1), info["d"], float(eps)))}
 
     def margin(d_features: Callable[[Info], int]) -> Callable[[float | None, Info], Params]:
         def params(eps: float | None, info: Info) -> Params:
             k = defaults.bassily_k(info["n"], d_features(info), float(eps), info["delta"])
-            return {"rho": defaults.bassily_rho(info["n"], float(eps)), "Lambda": defaults.BASSILY_LAMBDA, "k": k,
-                    "max_iter": defaults.bassily_iterations(info["n"])}
+            return {"rho": defaults.bassily_rho(info["n"], float(eps), excess=defaults.BASSILY_EXCESS * _scale(info)),
+                    "Lambda": defaults.BASSILY_LAMBDA, "k": k, "max_iter": defaults.bassily_iterations(info["n"])}
         return params
 
-    def selection(eps: float | None, info: Info) -> Params:
-        m_train = info["n"] - int(round(0.2 * info["n"]))
-        return {"rhos": list(defaults.bassily_rho_grid(m_train, float(eps))), "Lambda": defaults.BASSILY_LAMBDA,
-                "k": defaults.bassily_k(m_train, info["d"], float(eps), info["delta"]),
-                "max_iter": defaults.bassily_iterations(m_train)}
+    def rubinstein_C(info: Info) -> float:
+        return _scale(info) * defaults.rubinstein_C(info["n"])
 
+    ch, rb = CONSTANTS["chaudhuri"], CONSTANTS["rubinstein"]
     ms = [
         Mechanism("rubinstein-finite", "PrivateSVM-Finite (linear, hinge)", "Rubinstein 2012", "pure", "linear",
-                  lambda e, info: {"C": defaults.rubinstein_C(info["n"])},
+                  lambda e, info: {"C": rubinstein_C(info)},
                   lambda p, e, dl, info, r: PrivateSVMFinite(epsilon=_solver_eps(e), alpha=1.0 / p["C"], data_norm=1.0, classes=pm,
                                                              solver_tol=tol, random_state=r),
-                  "Rubinstein et al. (2012) Remark 1: C = sqrt(n)", weight=2.0),
+                  "Rubinstein et al. (2012) Remark 1: C = sqrt(n)", constant=rb, select=True, weight=2.0),
         Mechanism("rubinstein-rff", "PrivateSVM (RFF, hinge)", "Rubinstein 2012", "pure", "random-features",
-                  lambda e, info: {"C": defaults.rubinstein_C(info["n"]), "sigma": SIGMA, "n_components": N_FEATURES},
+                  lambda e, info: {"C": rubinstein_C(info), "sigma": SIGMA, "n_components": N_FEATURES},
                   lambda p, e, dl, info, r: PrivateSVM(epsilon=_solver_eps(e), alpha=1.0 / p["C"], sigma=p["sigma"],
                                                        n_components=p["n_components"], classes=pm, solver_tol=tol,
                                                        random_state=r),
-                  "Rubinstein et al. (2012) Remark 1: C = sqrt(n); gamma = 1 (public scale rule)", weight=8.0),
+                  "Rubinstein et al. (2012) Remark 1: C = sqrt(n); gamma = 1 (public scale rule)", constant=rb,
+                  select=True, weight=8.0),
         Mechanism("chaudhuri-output-logistic", "output perturbation (logistic)", "Chaudhuri 2011", "pure", "linear",
                   _chaudhuri("output", "logistic"),
                   lambda p, e, dl, info, r: OutputPerturbation(epsilon=_solver_eps(e), alpha=p["Lambda"], loss="logistic",
                                                                data_norm=1.0, classes=pm, solver_tol=tol, random_state=r),
-                  thm.format(15)),
+                  thm.format(15), constant=ch, select=True),
         Mechanism("chaudhuri-output-huber", "output perturbation (Huber SVM)", "Chaudhuri 2011", "pure", "linear",
                   _chaudhuri("output", "huber"),
                   lambda p, e, dl, info, r: OutputPerturbation(epsilon=_solver_eps(e), alpha=p["Lambda"], loss="huber",
                                                                h=0.5, data_norm=1.0, classes=pm, solver_tol=tol,
                                                                random_state=r),
-                  thm.format(15) + "; h = 0.5 (Section 7)"),
-        Mechanism("chaudhuri-objective-logistic", "objective perturbation (logistic)", "Chaudhuri 2011", "pure", "linear",
-                  _chaudhuri("objective", "logistic"),
+                  thm.format(15) + "; h = 0.5 (Section 7)", constant=ch, select=True),
+        # objective perturbation's floating-point-safe release states a small delta of its own
+        # (dpkernels.argmin_release): an (epsilon, delta) row, given epsilon only
+        Mechanism("chaudhuri-objective-logistic", "objective perturbation (logistic)", "Chaudhuri 2011", "approx",
+                  "linear", _chaudhuri("objective", "logistic"),
                   lambda p, e, dl, info, r: ObjectivePerturbation(epsilon=e, alpha=p["Lambda"], loss="logistic",
                                                                   data_norm=1.0, classes=pm, solver_tol=tol,
                                                                   random_state=r),
-                  thm.format(18)),
-        Mechanism("chaudhuri-objective-huber", "objective perturbation (Huber SVM)", "Chaudhuri 2011", "pure", "linear",
+                  thm.format(18), constant=ch, select=True),
+        Mechanism("chaudhuri-objective-huber", "objective perturbation (Huber SVM)", "Chaudhuri 2011", "approx", "linear",
                   _chaudhuri("objective", "huber"),
                   lambda p, e, dl, info, r: ObjectivePerturbation(epsilon=e, alpha=p["Lambda"], loss="huber", h=0.5,
                                                                   data_norm=1.0, classes=pm, solver_tol=tol,
                                                                   random_state=r),
-                  thm.format(18) + "; h = 0.5 (Section 7)"),
-        Mechanism("chaudhuri-kernel", "PrivateKernelERM (RFF + objective, logistic)", "Chaudhuri 2011", "pure",
+                  thm.format(18) + "; h = 0.5 (Section 7)", constant=ch, select=True),
+        Mechanism("chaudhuri-kernel", "PrivateKernelERM (RFF + objective, logistic)", "Chaudhuri 2011", "approx",
                   "random-features",
-                  lambda e, info: {"Lambda": defaults.chaudhuri_lambda(info["n"], N_FEATURES, float(e)), "gamma": GAMMA,
+                  lambda e, info: {**_chaudhuri("objective", "logistic", N_FEATURES)(e, info), "gamma": GAMMA,
                                    "n_components": N_FEATURES},
                   lambda p, e, dl, info, r: PrivateKernelERM(epsilon=e, alpha=p["Lambda"], sigma=math.sqrt(0.5 / p["gamma"]),
                                                              n_components=p["n_components"], classes=pm, solver_tol=tol,
                                                              random_state=r),
-                  thm.format(18) + " with d = D random features (Algorithm 3)", weight=2.0),
-        Mechanism("chaudhuri-tuned", "objective perturbation (logistic), Lambda by Algorithm 4", "Chaudhuri 2011", "pure",
-                  "linear", tuning,
-                  lambda p, e, dl, info, r: PrivateTuning(ObjectivePerturbation(loss="logistic", data_norm=1.0,
-                                                                                solver_tol=tol),
-                                                          alphas=tuple(p["Lambdas"]), epsilon=e, classes=pm,
-                                                          random_state=r),
-                  "Chaudhuri et al. (2011) Algorithm 4 over Theorem 18's Lambda at n / 6 times 10^(-1..1)"),
+                  thm.format(18) + " with d = D random features (Algorithm 3)", constant=ch, select=True, weight=2.0),
         Mechanism("hall-nystrom", "PrivateKernelMachine (Nystrom, logistic)", "Hall 2013", "approx", "landmarks",
-                  lambda e, info: {"lam": defaults.hall_lam(info["n"]), "sigma": SIGMA, "landmarks": N_LANDMARKS},
-                  hall, "lam = 1 / (2 sqrt(n)) (Rubinstein et al.'s C = sqrt(n); Hall et al. give no rule)", weight=2.0),
+                  lambda e, info: {"lam": defaults.hall_lam(info["n"]) / _scale(info), "sigma": SIGMA,
+                                   "landmarks": N_LANDMARKS},
+                  hall, "lam = 1 / (2 sqrt(n)) (Rubinstein et al.'s C = sqrt(n); Hall et al. give no rule)",
+                  constant=CONSTANTS["hall"], select=True, takes_delta=True, weight=2.0),
         Mechanism("bassily-alg2", "Algorithm 2 (JL + noisy GD)", "Bassily 2022", "approx", "random-features",
                   margin(lambda info: info["d"]),
                   lambda p, e, dl, info, r: PrivateMarginClassifier(epsilon=e, delta=dl, rho=p["rho"], weight_bound=p["Lambda"],
@@ -373,7 +417,7 @@ def _factories() -> dict[str, Mechanism]:
                                                                     max_iter=p["max_iter"], classes=pm, random_state=r),
                   "rho from Theorem 3.2's privacy term (ours); Lambda = 1 (footnote 1); the paper's k, at most d; "
                   "ln(m) ln(1/beta) gradient passes (Lemma 3.1's count)",
-                  weight=4.0),
+                  constant=CONSTANTS["bassily"], select=True, takes_delta=True, weight=4.0),
         Mechanism("bassily-alg3", "Algorithm 3 (RFF + Algorithm 2)", "Bassily 2022", "approx", "random-features",
                   lambda e, info: {**margin(lambda i: 2 * N_FEATURES)(e, info), "sigma": SIGMA, "n_frequencies": N_FEATURES},
                   lambda p, e, dl, info, r: PrivateKernelMarginClassifier(epsilon=e, delta=dl, rho=p["rho"],
@@ -381,55 +425,63 @@ def _factories() -> dict[str, Mechanism]:
                                                                           n_frequencies=p["n_frequencies"],
                                                                           n_components=p["k"], max_iter=p["max_iter"],
                                                                           classes=pm, random_state=r),
-                  "as Algorithm 2; D = 100 frequencies (2D = 200 features)", weight=6.0),
-        Mechanism("bassily-selected", "Algorithm 2, rho chosen privately", "Bassily 2022", "approx", "random-features",
-                  selection,
-                  lambda p, e, dl, info, r: PrivateMarginSelection(rhos=tuple(p["rhos"]), epsilon=e, delta=dl,
-                                                                   weight_bound=p["Lambda"], data_norm=1.0, n_components=p["k"],
-                                                                   max_iter=p["max_iter"], classes=pm, random_state=r),
-                  "ours (the paper's Appendix F was not recovered): the rule's rho times 1/4..4, exponential mechanism "
-                  "on a disjoint 20% validation part", weight=8.0),
-        Mechanism("park-epc", "EquilibriumPointClassifier", "Park 2022", "pure", "random-features",
-                  lambda e, info: defaults.park_settings(info["dataset"]), park, "Park (2022) Table 7.1",
-                  multiclass=True, weight=3.0, tasks=("multiclass",)),
+                  "as Algorithm 2; D = 100 frequencies (2D = 200 features)", constant=CONSTANTS["bassily"], select=True,
+                  takes_delta=True, weight=6.0),
+        Mechanism("park-epc", "EquilibriumPointClassifier (public rule)", "Park 2022", "pure", "random-features",
+                  lambda e, info: defaults.park_public_settings(info["d"] - 1, info["n"], scale=_scale(info)), park,
+                  "Park (2022) Table 7.1 outside the frontier (medians) and gamma = 4 / d",
+                  constant=CONSTANTS["park"], select=True, multiclass=True, weight=3.0, tasks=("multiclass",)),
+        Mechanism("park-table-7.1", "EquilibriumPointClassifier (Table 7.1, tuned on these data)", "Park 2022", "pure",
+                  "random-features", lambda e, info: defaults.park_settings(info["dataset"]), park,
+                  "Park (2022) Table 7.1: the paper's tuned setting, chosen by the thesis on satimage and shuttle",
+                  protocol="paper", multiclass=True, weight=3.0, tasks=("multiclass",)),
         Mechanism("diffprivlib-lr", "diffprivlib LogisticRegression", "diffprivlib", "pure", "linear",
                   _chaudhuri("objective", "logistic"), dpl,
                   "as objective perturbation (the same mechanism): C = 1 / (n Lambda); binary tasks only: it reads the "
                   "label set from the data and refuses a training set without one of the classes (shuttle's rarest "
-                  "class has 10 rows in 58,000)", tasks=("binary",)),
+                  "class has 10 rows in 58,000); an implementation cross-check, so no selection row",
+                  constant=ch, tasks=("binary",)),
         *_references(),
     ]
-    return {m.name: m for m in ms}
+    return _with_selection(ms)
+
+
+def selected(m: Mechanism) -> Mechanism:
+    """The private-selection row of a mechanism: :class:`dpkernels.selection.PrivateSelection` over its rule with the
+    constant times :data:`SCALES`, each candidate at the size of one part, inside the same (epsilon, delta)."""
+    if not (m.select and m.constant):
+        raise ValueError(f"{m.name} has no rule constant to select over")
+    return replace(m, name=f"{m.name}-selected", label=f"{m.label}, selected privately", protocol="selected",
+                   base=m.name, select=False, build=None,
+                   params=lambda e, info: {"scales": list(SCALES)},
+                   source=f"private selection over {m.constant} times {', '.join(f'{s:g}' for s in SCALES)} "
+                          "(Chaudhuri et al.'s Algorithm 4 generalised, dpkernels.selection.PrivateSelection)",
+                   weight=1.5 * m.weight)
+
+
+def _with_selection(ms: Sequence[Mechanism]) -> dict[str, Mechanism]:
+    out: dict[str, Mechanism] = {}
+    for m in ms:
+        out[m.name] = m
+        if m.select:
+            s = selected(m)
+            out[s.name] = s
+    return out
 
 
 MECHANISMS: dict[str, Mechanism] = _factories()
 
 
+
 # ----------------------------------------------------------------------------------------------
 # data: public, per-record feature maps
 # ----------------------------------------------------------------------------------------------
-def _with_constant(X: Array) -> Array:
-    """Rows of norm <= 1 shrunk by sqrt(1 - c^2), with the public constant feature c = INTERCEPT_FEATURE appended: a
-    (penalised) intercept for every linear mechanism, rows still in the unit ball."""
-    c = INTERCEPT_FEATURE
-    return np.hstack([X * math.sqrt(1.0 - c * c), np.full((X.shape[0], 1), c)])
-
-
 def public_features(name: str, frame: pd.DataFrame) -> Array:
-    """The per-record, data-independent feature map of a raw table (module docstring); rows in the unit ball."""
-    from dpkernels.datasets import adult_public_features, kddcup99_public_features
-
-    if name == "adult":
-        return _with_constant(adult_public_features(frame)[0])
-    if name == "kddcup99":
-        return _with_constant(kddcup99_public_features(frame)[0])
-    if name in ("satimage", "shuttle"):
-        # satimage: pixels in [0, 255] (public range), centred at the public midpoint; shuttle: readings clipped to
-        # +-SHUTTLE_CAP; either way each coordinate in [-1/sqrt(d), 1/sqrt(d)], so rows lie in the unit ball
-        V = frame.to_numpy(np.float64)
-        P = 2.0 * np.clip(V / 255.0, 0.0, 1.0) - 1.0 if name == "satimage" else np.clip(V / SHUTTLE_CAP, -1.0, 1.0)
-        return _with_constant(P / math.sqrt(P.shape[1]))
-    raise ValueError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
+    """The per-record, data-independent feature map of a raw table (:data:`dpkernels.feature_maps.FEATURE_MAPS`);
+    rows in the unit ball, with the public constant feature."""
+    if name not in FEATURE_MAPS:
+        raise ValueError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
+    return FEATURE_MAPS[name]().fit_transform(frame)
 
 
 def _raw(name: str) -> tuple[pd.DataFrame, NDArray]:
@@ -466,18 +518,30 @@ def _feature_cache(name: str) -> Path:
     return _cache_dir() / "frontier-features" / f"{name}-{source_hash()[:16]}"
 
 
+def distinct_rows(X: Array) -> NDArray[np.intp]:
+    """Indices (increasing) of the first occurrence in file order of every distinct row of ``X`` (exact equality)."""
+    first = np.unique(np.ascontiguousarray(X), axis=0, return_index=True)[1]
+    return np.sort(first)
+
+
 @functools.lru_cache(maxsize=4)
 def _population(name: str) -> tuple[Path, NDArray]:
-    """Every row of a data set through the public feature map (per record, so mapping all rows equals mapping the
-    drawn ones), saved once under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's source): the path of
-    the feature matrix (.npy) and the labels."""
+    """The population of a data set: every row of its file through the public feature map (per record, so mapping all
+    rows equals mapping the drawn ones), without the rows whose features repeat an earlier row's
+    (:func:`distinct_rows`), saved once under ``$DPKERNELS_CACHE/frontier-features`` (keyed by the library's source):
+    the path of the feature matrix (.npy) and the labels."""
     base = _feature_cache(name)
     xf, yf = base.with_suffix(".X.npy"), base.with_suffix(".y.npy")
     if not (xf.exists() and yf.exists()):
         frame, y = _raw(name)
         X = public_features(name, frame)
-        if len(y) != DATASETS[name].n_rows:
-            raise ValueError(f"{name}: {len(y)} rows, the public row count is {DATASETS[name].n_rows}")
+        spec = DATASETS[name]
+        if len(y) != spec.n_rows:
+            raise ValueError(f"{name}: {len(y)} rows, the public row count is {spec.n_rows}")
+        keep = distinct_rows(X)
+        if len(keep) != spec.n_distinct:
+            raise ValueError(f"{name}: {len(keep)} distinct rows after the map, expected {spec.n_distinct}")
+        X, y = X[keep], y[keep]
         base.parent.mkdir(parents=True, exist_ok=True)
         for path, arr in ((xf, X), (yf, y)):
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
@@ -523,8 +587,9 @@ def training_sizes(name: str, grid: Sequence[int | str]) -> list[int]:
 
 
 def load_task_data(name: str, n_train: int, n_test: int, seed: int) -> tuple[Array, NDArray, Array, NDArray]:
-    """Seed ``seed``'s test set (the first ``n_test`` rows of a seeded permutation of the population) and its training
-    set of ``n_train`` rows (the next rows: the training sets of one seed are nested)."""
+    """Seed ``seed``'s test set (the first ``n_test`` rows of a seeded permutation of the population, whose rows are
+    distinct: no test row repeats a training row) and its training set of ``n_train`` rows (the next rows: the
+    training sets of one seed are nested)."""
     path, y = _population(name)
     if n_train + n_test > len(y):
         raise ValueError(f"{name} has {len(y)} rows, fewer than {n_train} + {n_test}")
@@ -534,21 +599,36 @@ def load_task_data(name: str, n_train: int, n_test: int, seed: int) -> tuple[Arr
 
 
 # ----------------------------------------------------------------------------------------------
-# accounting
+# accounting: what the fitted objects state
 # ----------------------------------------------------------------------------------------------
-def accounted_epsilon(parts: Sequence[tuple[float, float]], delta: float) -> float:
-    """Epsilon at total ``delta`` of the sequential composition of (epsilon_i, delta_i)-DP parts: the exact sum for
-    pure parts (basic composition), the part itself for a single part, and otherwise dp-accounting's PLD accountant
-    over each part's worst-case privacy-loss distribution (:func:`dpkernels.accounting.compose`; its delta_i mass at
-    infinite loss is charged against ``delta``)."""
-    if len(parts) == 1 and parts[0][1] <= delta:
-        return float(parts[0][0])
-    basic = float(sum(e for e, _ in parts))
-    if all(d == 0.0 for _, d in parts):
-        return basic
+def stated(estimator: Any) -> tuple[float, float]:
+    """The (epsilon, delta) a fitted estimator states: its ``guarantee_`` (a Pipeline: its last step's; read whether or
+    not it says ``private``, which a seeded fit may not), or diffprivlib's pure epsilon."""
+    from dpkernels.selection import stated_guarantee
+
+    inner = estimator[-1] if hasattr(estimator, "steps") else estimator
+    if getattr(inner, "guarantee_", None) is None and type(inner).__module__.startswith("diffprivlib"):
+        return float(inner.epsilon), 0.0  # diffprivlib's models are epsilon-DP and state no delta
+    g = stated_guarantee(estimator)
+    return float(g.epsilon), float(g.delta)
+
+
+def stated_budget(parts: Sequence[tuple[float, float]], delta: float) -> tuple[float, float]:
+    """(epsilon, delta) of the sequential composition of parts stating (epsilon_i, delta_i) on the same rows.
+
+    One part: itself.  Pure parts: (sum of epsilons, 0), exact.  Otherwise basic composition (sum, sum) or, when the
+    parts' deltas sum to at most ``delta``, dp-accounting's privacy-loss-distribution composition at ``delta``
+    (:func:`dpkernels.accounting.compose`, each part's delta_i charged as mass at infinite loss) if its epsilon is
+    smaller."""
+    parts = [(float(e), float(d)) for e, d in parts]
+    if len(parts) == 1:
+        return parts[0]
+    eps_basic = math.fsum(e for e, _ in parts)
+    delta_basic = math.fsum(d for _, d in parts)
+    if delta_basic == 0.0 or delta_basic > delta or not math.isfinite(eps_basic):
+        return eps_basic, delta_basic
     pld = compose([("dp", e, d) for e, d in parts], delta)
-    # basic composition (sum of epsilons at the sum of deltas) is valid too; PLD's discretisation is pessimistic
-    return min(pld, basic) if sum(d for _, d in parts) <= delta else pld
+    return (pld, float(delta)) if pld < eps_basic else (eps_basic, delta_basic)
 
 
 @functools.lru_cache(maxsize=256)
@@ -556,8 +636,8 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     """Per-part (epsilon_k, delta_k) for k sequential parts within a total (epsilon, delta).
 
     delta = 0: epsilon / k (basic composition, exact for pure DP), rounded down so that the k parts' floating-point sum
-    does not exceed epsilon.  delta > 0: delta_k = delta / (2k) and the
-    largest epsilon_k (bisection) whose PLD-accounted composition at the remaining delta / 2 is <= epsilon."""
+    does not exceed epsilon.  delta > 0: delta_k = delta / (2k) and the largest epsilon_k (bisection) whose
+    PLD-accounted composition (:func:`stated_budget`) is within (epsilon, delta)."""
     if k < 1 or int(k) != k:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if epsilon <= 0:
@@ -573,18 +653,114 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     lo, hi = split_budget(epsilon, 0.0, k)[0], epsilon  # the pure split is always within the target
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        if accounted_epsilon([(mid, dk)] * k, delta) <= epsilon:
+        if stated_budget([(mid, dk)] * k, delta)[0] <= epsilon:
             lo = mid
         else:
             hi = mid
     return lo, dk
 
 
+class OneVsAll(ClassifierMixin, BaseEstimator):
+    """One-against-all over a public label set: one binary estimator per class ("class k" against the rest), each
+    built with its share of the budget, fitted on the same rows; ``guarantee_`` composes what the K fitted parts
+    state (:func:`stated_budget` at ``delta``), read from each part.
+
+    Parameters
+    ----------
+    estimators : list of estimators
+        One unfitted binary estimator per class (labels -1 / +1), in the order of ``classes``.
+    classes : sequence
+        The public label set.
+    delta : float
+        The total delta the parts' composition is accounted at.
+    random_state : numpy.random.Generator or None
+        When given, every part draws its noise from it (in turn).
+    """
+
+    def __init__(self, estimators: Sequence[Any], classes: Sequence[Any], delta: float,
+                 random_state: np.random.Generator | None = None) -> None:
+        self.estimators = estimators
+        self.classes = classes
+        self.delta = delta
+        self.random_state = random_state
+
+    def fit(self, X: Array, y: NDArray) -> "OneVsAll":
+        from sklearn.base import clone
+
+        from dpkernels.mechanisms.base import Guarantee
+        from dpkernels.selection import _set_random_state, stated_guarantee
+
+        if len(self.estimators) != len(self.classes):
+            raise ValueError("one estimator per class")
+        self.estimators_ = []
+        for est, c in zip(self.estimators, self.classes):
+            part = clone(est)
+            if self.random_state is not None:
+                _set_random_state(part, self.random_state)
+            part.fit(X, np.where(np.asarray(y) == c, 1, -1))
+            self.estimators_.append(part if self.random_state is None else _set_random_state(part, None))
+        guarantees = [stated_guarantee(e) for e in self.estimators_]
+        eps, delta = stated_budget([stated(e) for e in self.estimators_], self.delta)
+        self.classes_ = np.asarray(self.classes)
+        self.guarantee_ = Guarantee(
+            epsilon=eps, delta=delta, neighbouring=guarantees[0].neighbouring,
+            released=f"{len(self.classes_)} binary releases, one per class against the rest",
+            statement="sequential composition of the parts' stated guarantees (basic, or dp-accounting's PLD)",
+            private=all(g.private for g in guarantees))
+        return self
+
+    def decision_function(self, X: Array) -> Array:
+        return np.column_stack([e.decision_function(X) for e in self.estimators_])
+
+    def predict(self, X: Array) -> NDArray:
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+
+def task_estimator(mech: Mechanism, eps: float | None, delta: float, info: Info,
+                   rng: np.random.Generator) -> tuple[Any, Params]:
+    """The unfitted estimator of one run and its hyper-parameters: the mechanism itself (a binary task, or natively
+    multi-class), :class:`OneVsAll` over the task's classes with the budget split by :func:`split_budget`, or (a
+    selected row) :class:`~dpkernels.selection.PrivateSelection` over the base mechanism's task estimators at the rule
+    times :data:`SCALES`, each evaluated at the size of one part.  ``info``: n, d, K, dataset, task, delta, scale
+    (and optionally classes, else the data set's)."""
+    if mech.protocol == "selected":
+        from dpkernels.selection import PrivateSelection
+
+        base = MECHANISMS[mech.base]
+        part = {**info, "n": info["n"] // (len(SCALES) + 1)}
+        cands, cparams = [], []
+        for s in SCALES:
+            est, p = task_estimator(base, eps, delta, {**part, "scale": s}, rng)
+            cands.append(est)
+            cparams.append(p)
+        return PrivateSelection(cands, epsilon=float(eps), random_state=rng), {"scales": list(SCALES),
+                                                                               "candidates": cparams}
+    d_given = delta if mech.takes_delta else 0.0
+    if info["task"] == "binary" or mech.multiclass:
+        p = mech.params(eps, info)
+        return mech.build(p, eps, d_given, info, rng), p  # type: ignore[misc]
+    K = info["K"]
+    e_k, d_k = split_budget(float(eps), d_given, K)
+    p = mech.params(e_k, {**info, "delta": d_k})
+    parts = [mech.build(p, e_k, d_k, info, rng) for _ in range(K)]  # type: ignore[misc]
+    classes = list(info["classes"]) if "classes" in info else list(DATASETS[info["dataset"]].classes)
+    return OneVsAll(parts, classes, delta, random_state=rng), \
+        {**p, "epsilon_per_class": e_k, "delta_per_class": d_k}
+
+
+def _n_parts(est: Any) -> int:
+    """Binary (or natively multi-class) fits of a fitted task estimator."""
+    if hasattr(est, "best_estimator_"):
+        return len(est.candidates) * _n_parts(est.best_estimator_)
+    return len(est.estimators_) if isinstance(est, OneVsAll) else 1
+
+
 # ----------------------------------------------------------------------------------------------
 # the sweep
 # ----------------------------------------------------------------------------------------------
 def validate_config(config: dict[str, Any]) -> None:
-    """Refuse an invalid configuration with ValueError (unknown names, sizes or privacy parameters out of range)."""
+    """Refuse an invalid configuration with ValueError (unknown names, sizes, privacy parameters or rule scales out of
+    range)."""
     m = config.get("mechanism")
     if m not in MECHANISMS:
         raise ValueError(f"unknown mechanism {m!r}; known: {sorted(MECHANISMS)}")
@@ -598,8 +774,9 @@ def validate_config(config: dict[str, Any]) -> None:
     for key in ("n_train", "n_test"):
         if not isinstance(config.get(key), int) or config[key] < 10:
             raise ValueError(f"{key} must be an integer >= 10, got {config.get(key)!r}")
-    if config["n_train"] + config["n_test"] > spec.n_rows:
-        raise ValueError(f"{ds} has {spec.n_rows} rows: n_train + n_test = {config['n_train'] + config['n_test']}")
+    if config["n_train"] + config["n_test"] > spec.n_distinct:
+        raise ValueError(f"{ds} has {spec.n_distinct} distinct rows: n_train + n_test = "
+                         f"{config['n_train'] + config['n_test']}")
     if mech.max_n is not None and config["n_train"] > mech.max_n:
         raise ValueError(f"{m} runs up to n = {mech.max_n} ({mech.limit})")
     if mech.privacy == "none":
@@ -610,39 +787,28 @@ def validate_config(config: dict[str, Any]) -> None:
             raise ValueError(f"epsilon must be a finite number > 0, got {eps!r}")
         if not (isinstance(delta, float) and 0.0 < delta < 1.0 / config["n_train"]):
             raise ValueError(f"delta must lie in (0, 1/n_train), got {delta!r}")
+    scale = config.get("scale", 1.0)
+    if not (isinstance(scale, float) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite float > 0, got {scale!r}")
+    if scale != 1.0 and not (mech.protocol == "rule" and mech.constant):
+        raise ValueError(f"{m} has no rule constant to scale (scale = {scale!r})")
 
 
-def _fit_predict(mech: Mechanism, eps: float | None, delta: float, Xtr: Array, ytr: NDArray, Xte: Array,
-                 spec: DatasetSpec, rng: np.random.Generator) -> tuple[NDArray, list[tuple[float, float]], Params]:
-    """Fit (one-against-all for a binary mechanism on a multi-class task) and predict; returns the predictions, the
-    (epsilon, delta) of each part as stated by the fitted guarantee(s), and the hyper-parameters."""
-    K = len(spec.classes)
-    info = {"n": len(ytr), "d": Xtr.shape[1], "K": K, "dataset": spec.name, "delta": delta}
-    if spec.task == "binary" or mech.multiclass:
-        p = mech.params(eps, info)
-        est = mech.build(p, eps, delta if mech.privacy == "approx" else 0.0, info, rng)
-        est.fit(Xtr, ytr)
-        return est.predict(Xte), [_spent(est, mech)], {**p, **getattr(est, "chosen_params_", {})}
-    classes = np.asarray(spec.classes)
-    e_k, d_k = split_budget(float(eps), delta if mech.privacy == "approx" else 0.0, K)
-    p = mech.params(e_k, {**info, "delta": d_k})
-    scores, parts = np.empty((len(Xte), K)), []
-    for j, c in enumerate(classes):
-        est = mech.build(p, e_k, d_k, info, rng).fit(Xtr, np.where(ytr == c, 1, -1))
-        scores[:, j] = est.decision_function(Xte)
-        parts.append(_spent(est, mech))
-    return classes[np.argmax(scores, axis=1)], parts, {**p, "epsilon_per_class": e_k, "delta_per_class": d_k}
-
-
-def _spent(est: Any, mech: Mechanism) -> tuple[float, float]:
-    """The (epsilon, delta) a fitted estimator states, including its certified-solver factor when it has one."""
-    if mech.privacy == "none":
-        return 0.0, 0.0
-    g = getattr(est[-1] if hasattr(est, "steps") else est, "guarantee_", None)
-    if g is None:  # diffprivlib: pure epsilon-DP at its epsilon
-        return float(est.epsilon), 0.0
-    eps = g.epsilon  # the level that holds, solver slack included
-    return float(eps), float(g.delta)
+def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float, Xtr: Array, ytr: NDArray,
+                 Xte: Array, spec: DatasetSpec, rng: np.random.Generator
+                 ) -> tuple[NDArray, tuple[float, float], int, Params]:
+    """Fit the run's task estimator (:func:`task_estimator`) and predict; returns the predictions, the (epsilon,
+    delta) the fitted object states (composed from every fitted part's statement; non-private references: (inf,
+    0)), the number of binary fits and the hyper-parameters (with the non-private references' and the selection's
+    choices)."""
+    info = {"n": len(ytr), "d": Xtr.shape[1], "K": len(spec.classes), "dataset": spec.name, "task": spec.task,
+            "delta": delta, "scale": scale}
+    est, params = task_estimator(mech, eps, delta, info, rng)
+    est.fit(Xtr, ytr)
+    if mech.protocol == "selected":
+        params = {**params, "selected_scale": SCALES[est.selected_]}
+    spent = (math.inf, 0.0) if mech.privacy == "none" else stated(est)
+    return est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}
 
 
 def _majority_error(y: NDArray) -> float:
@@ -659,57 +825,67 @@ def task_cost(config: dict[str, Any]) -> float:
 
 
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
-    """One (data set, mechanism, n, epsilon, seed): test error, majority-class error of the same test set, fit seconds,
-    peak traced memory of the fit (MB), the training matrix's size (MB), the privacy spent as accounted, the
-    hyper-parameters used and a digest of the predictions (for identity checks across executors).
+    """One (data set, mechanism, n, epsilon, rule scale, seed): test error, majority-class error of the same test
+    set, fit seconds, peak traced memory of the fit (MB), the training matrix's size (MB), the (epsilon, delta) the
+    fitted object states (``epsilon_spent``, ``delta_spent``), the hyper-parameters used (a selected row: the scale it
+    chose, ``selected_scale``) and a digest of the predictions (for identity checks across executors).
 
     A privacy-leak warning of any mechanism (a bound or label set taken from the data) fails the task.  A mechanism
-    whose certified solver cannot certify its minimiser refuses to release: the result records the refusal (``refused``,
-    error NaN) instead of failing the sweep.  A missing data file raises :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here:
-    a worker without the data fails fast instead of waiting)."""
+    whose certified solver cannot certify its minimiser refuses to release: the result records the refusal
+    (``refused``, error NaN, nothing spent) instead of failing the sweep.  A missing data file raises
+    :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here: a worker
+    without the data fails fast instead of waiting)."""
     from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
 
-    from dpkernels._validation import PrivacyLeakWarning
+    from dpkernels._validation import PrivacyLeakWarning, UtilityWarning
     from dpkernels.datasets import DatasetUnavailable
 
     validate_config(config)
     mech, spec = MECHANISMS[config["mechanism"]], DATASETS[config["dataset"]]
+    scale = float(config.get("scale", 1.0))
     try:
         Xtr, ytr, Xte, yte = load_task_data(spec.name, config["n_train"], config["n_test"], config["seed"])
     except DatasetUnavailable as exc:
         raise DatasetUnavailable(f"on host {socket.gethostname()} (pid {os.getpid()}): {exc}") from None
     rng = np.random.default_rng([config["seed"], int(hashlib.sha1(mech.name.encode()).hexdigest()[:8], 16),
-                                 int(round((config["epsilon"] or 0.0) * 1e6)), config["n_train"]])
+                                 int(round((config["epsilon"] or 0.0) * 1e6)), config["n_train"],
+                                 int(round(scale * 1e6))])
     with warnings.catch_warnings():
         # a privacy-leak warning (a bound or label set taken from the data) fails the task instead of passing by
         warnings.simplefilter("error", PrivacyLeakWarning)
         warnings.simplefilter("error", DPLPrivacyLeakWarning)
         warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
+        warnings.simplefilter("ignore", UtilityWarning)  # "mostly noise": what the test error measures anyway
         tracemalloc.start()
         t0 = time.perf_counter()
         try:
-            pred, parts, params = _fit_predict(mech, config["epsilon"], config["delta"], Xtr, ytr, Xte, spec, rng)
+            pred, (eps_spent, delta_spent), n_parts, params = _fit_predict(
+                mech, config["epsilon"], config["delta"], scale, Xtr, ytr, Xte, spec, rng)
         except RuntimeError as exc:  # a certified solver that cannot certify refuses to release: an outcome, not a bug
             if "refusing to release" not in str(exc):
                 raise
             return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan, "peak_mb": math.nan,
                     "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0, "n_parts": 0,
-                    "d": int(Xtr.shape[1]), "params": "{}", "pred_digest": "", "refused": str(exc)[:300]}
+                    "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
+                    "refused": str(exc)[:300]}
         finally:
             seconds = time.perf_counter() - t0
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-    eps_spent = accounted_epsilon(parts, config["delta"]) if mech.privacy == "approx" else float(sum(e for e, _ in parts))
     return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte), "fit_seconds": float(seconds),
             "peak_mb": peak / 2**20, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent),
-            "delta_spent": float(config["delta"] if mech.privacy == "approx" else 0.0), "n_parts": len(parts),
-            "d": int(Xtr.shape[1]), "params": json.dumps(params, sort_keys=True, default=float),
+            "delta_spent": float(delta_spent), "n_parts": int(n_parts), "d": int(Xtr.shape[1]),
+            "params": json.dumps(params, sort_keys=True, default=float),
+            "selected_scale": float(params.get("selected_scale", math.nan)),
             "pred_digest": hashlib.sha1(np.ascontiguousarray(pred).astype(np.int64).tobytes()).hexdigest()[:16],
             "refused": ""}
 
 
-def seeds_for(n: int, seeds: int | dict[int, int]) -> int:
-    """The number of seeds at training size n: ``seeds``, or the value of the largest key <= n of {size: seeds}."""
+def seeds_for(n: int, seeds: int | dict[Any, Any], dataset: str | None = None) -> int:
+    """The number of seeds at training size n: ``seeds``, or the value of the largest key <= n of {size: seeds}, or
+    (keys naming data sets) that of ``seeds[dataset]``."""
+    if isinstance(seeds, dict) and dataset is not None and dataset in seeds:
+        return seeds_for(n, seeds[dataset])
     if isinstance(seeds, dict):
         keys = [int(k) for k in seeds if int(k) <= n]
         if not keys:
@@ -719,10 +895,11 @@ def seeds_for(n: int, seeds: int | dict[int, int]) -> int:
 
 
 def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: Sequence[float],
-                 seeds: int | dict[int, int], sizes: dict[str, Sequence[int | str]],
-                 delta: float = DELTA) -> list[dict[str, Any]]:
-    """Every (data set, training size, mechanism, epsilon, seed) a mechanism can run (its task kind, up to its
-    ``max_n``); the non-private references once per (size, seed).  ``seeds``: see :func:`seeds_for`."""
+                 seeds: int | dict[Any, Any], sizes: dict[str, Sequence[int | str]],
+                 delta: float = DELTA, scales: Sequence[float] = (1.0,)) -> list[dict[str, Any]]:
+    """Every (data set, training size, mechanism, epsilon, rule scale, seed) a mechanism can run (its task kind, up to
+    its ``max_n``); the non-private references once per (size, seed).  ``seeds``: see :func:`seeds_for`.  ``scales``
+    other than 1 (the ablation) apply to the rule rows with a constant only."""
     out = []
     for ds in datasets:
         spec = DATASETS[ds]
@@ -731,12 +908,16 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
                 mech = MECHANISMS[m]
                 if spec.task not in mech.tasks or (mech.max_n is not None and n > mech.max_n):
                     continue
-                for eps in ([None] if mech.privacy == "none" else list(epsilons)):
-                    for s in range(seeds_for(n, seeds)):
-                        c = {"dataset": ds, "mechanism": m, "n_train": int(n), "n_test": spec.n_test,
-                             "epsilon": None if eps is None else float(eps), "delta": float(delta), "seed": s}
-                        validate_config(c)
-                        out.append(c)
+                for scale in scales:
+                    if float(scale) != 1.0 and not (mech.protocol == "rule" and mech.constant):
+                        continue
+                    for eps in ([None] if mech.privacy == "none" else list(epsilons)):
+                        for s in range(seeds_for(n, seeds, ds)):
+                            c = {"dataset": ds, "mechanism": m, "n_train": int(n), "n_test": spec.n_test,
+                                 "epsilon": None if eps is None else float(eps), "delta": float(delta),
+                                 "scale": float(scale), "seed": s}
+                            validate_config(c)
+                            out.append(c)
     return out
 
 
@@ -744,7 +925,7 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
                  progress: bool = True) -> pd.DataFrame:
     """The sweep through :func:`dpkernels.sweep.run_sweep` (default store ``$DPKERNELS_CACHE/sweeps/frontier``; a
     fresh temporary folder when ``DPKERNELS_NO_CACHE`` is set), most expensive tasks first, with each mechanism's
-    label, paper, privacy kind and family."""
+    label, paper, privacy kind, family, protocol and base (a selected row's mechanism)."""
     import tempfile
 
     from dpkernels.sweep import ResultStore, run_sweep
@@ -761,7 +942,7 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
             pass  # the workers may have the data; a worker without it fails its task
     df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                    desc="frontier", cost=task_cost)
-    for col in ("label", "paper", "privacy", "family"):
+    for col in ("label", "paper", "privacy", "family", "protocol", "base"):
         df[col] = df["mechanism"].map(lambda m, c=col: getattr(MECHANISMS[m], c))
     df["task"] = df["dataset"].map(lambda d: DATASETS[d].task)
     return df

@@ -8,15 +8,22 @@ of :mod:`dpkernels.verdicts`:
 * **beats the majority class** (:func:`summarise`): the per-seed excess of the majority-class error (of the same test
   set) over the mechanism's error is positive with one-sided 95% confidence (:func:`~dpkernels.verdicts.
   difference_verdict`);
-* **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): the private mechanism with the
-  lowest mean error, the set statistically *equivalent* to it (paired TOST within :data:`MARGIN`, one percentage
-  point of test error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms it *beats* and those left
-  *undecided*; a cell where no private mechanism beats the majority class says "collect more rows or spend more
-  budget";
+* **budgets as stated** (:func:`summarise`): a run is *within budget* when the (epsilon, delta) its fitted object
+  states is at most the cell's target (epsilon, :data:`~dpkernels.experiments.frontier.DELTA`), with delta = 0 for a
+  pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
+* **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the mechanisms within
+  budget that beat the majority class, the one with the lowest mean error (none where none does: "collect more rows
+  or spend more budget"); the set statistically *equivalent* to it (paired TOST within a margin of
+  :data:`REL_MARGIN` times the winner's mean error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms
+  it *beats* and those left *undecided*; the advice names only the winner and the equivalent mechanisms that also
+  beat the majority class;
 * **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where both
   mechanisms beat the majority class: each seed's difference averaged over those of the cells it ran
   (:func:`paired_differences`), one-sided at level 0.05 / (number of claim tests) (Bonferroni over the family), with
   the power to detect :data:`MIN_EFFECT` stated;
+* **the ablation** (:func:`ablation`): each public rule rerun with its constant times 0.1 and 10; per cell, the
+  winner with all constants scaled alike, the mechanisms that win under *some* combination of the constants, and
+  whether the rule's winner stays the winner under every combination (on mean errors);
 * **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time and peak traced memory per size, the
   least-squares log-log slope over every run of the grid and its standard error.
 """
@@ -31,10 +38,10 @@ import numpy as np
 import pandas as pd
 
 from dpkernels import verdicts
-from dpkernels.experiments.frontier import DATASETS, MECHANISMS
+from dpkernels.experiments.frontier import DATASETS, DELTA, MECHANISMS, SCALES
 
 __all__ = [
-    "MARGIN",
+    "REL_MARGIN",
     "MIN_EFFECT",
     "Claim",
     "CLAIMS",
@@ -48,11 +55,16 @@ __all__ = [
     "reference_verdicts",
     "cost_curves",
     "cost_slopes",
+    "ablation",
+    "selection_pairs",
+    "within_budget",
     "ADVICE_NONE",
 ]
 
-#: Equivalence margin of the recommendation map: one percentage point of test error.
-MARGIN = 0.01
+#: Equivalence margin of the recommendation map, relative to the winner's mean test error: a mechanism is
+#: "equivalent" when its paired difference from the winner lies within +-10% of the winner's error (0.016 at an
+#: error of 0.16, 0.0004 at 0.004).
+REL_MARGIN = 0.1
 #: The smallest difference in test error a claim's test should detect (its power is stated against it).
 MIN_EFFECT = 0.01
 #: The advice of a cell where no private mechanism beats the majority class.
@@ -73,8 +85,9 @@ class Claim:
 
 
 #: The papers' own comparative statements about mechanisms of this workbook (no other sentence of the five papers
-#: compares two of them).
-CLAIMS: tuple[Claim, ...] = (
+#: compares two of them), each tested under both hyper-parameter protocols: the public rules, and private selection
+#: (ids ending in "-selected").
+_CLAIMS_RULE: tuple[Claim, ...] = (
     Claim("F-claim-objective-output-logistic", "Chaudhuri et al. (2011)", "abstract; Section 7 (Figures 2-3)",
           "Our results show that both theoretically and empirically, objective perturbation is superior to the "
           "previous state-of-the-art, output perturbation, in managing the inherent tradeoff between privacy and "
@@ -88,16 +101,27 @@ CLAIMS: tuple[Claim, ...] = (
           "In general, the proposed method shows higher accuracy than SVM WEIGHT and SVM SEMI in all datasets and shows "
           "almost close performance to SVM OUTPUT.", "park-epc", "rubinstein-rff", ("satimage", "shuttle")),
 )
+CLAIMS: tuple[Claim, ...] = _CLAIMS_RULE + tuple(
+    Claim(f"{c.id}-selected", c.paper, c.where + "; both under private selection", c.quote, f"{c.a}-selected",
+          f"{c.b}-selected", c.datasets) for c in _CLAIMS_RULE)
 
 #: Our questions (no paper states them): (a, b, what is asked).  Shown with the same paired statistics, not as claims.
 QUESTIONS: tuple[tuple[str, str, str], ...] = (
-    ("chaudhuri-tuned", "chaudhuri-objective-logistic", "does Algorithm 4's private choice of Lambda beat the public rule?"),
-    ("bassily-selected", "bassily-alg2", "does the private choice of rho beat the public rule?"),
+    ("chaudhuri-objective-logistic-selected", "chaudhuri-objective-logistic",
+     "does Algorithm 4's private choice of Lambda beat the public rule?"),
+    ("bassily-alg2-selected", "bassily-alg2", "does the private choice of rho beat the public rule?"),
+    ("park-epc", "park-table-7.1", "Park's public rule against the thesis's setting tuned on these data"),
     ("chaudhuri-objective-logistic", "diffprivlib-lr", "our objective perturbation against diffprivlib's (the same mechanism)"),
     ("bassily-alg2", "chaudhuri-objective-logistic", "Bassily's Algorithm 2 against objective perturbation"),
     ("chaudhuri-kernel", "rubinstein-rff", "random-feature ERM: objective perturbation against output perturbation"),
     ("hall-nystrom", "rubinstein-rff", "Hall's kernel machine against Rubinstein's PrivateSVM"),
 )
+
+
+def selection_pairs() -> tuple[tuple[str, str, str], ...]:
+    """(selected row, rule row, question) for every mechanism with a private-selection row."""
+    return tuple((f"{m.name}-selected", m.name, f"does private selection beat the public rule for {m.name}?")
+                 for m in MECHANISMS.values() if m.select)
 
 
 def _eps_key(eps: object) -> float:
@@ -132,70 +156,112 @@ def _mean_se(x: pd.Series | np.ndarray) -> tuple[float, float, int]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), n
 
 
+def _detectable(se: float, dof: int | None) -> float:
+    """The smallest paired difference a one-sided test at 5% detects with 80% power (t quantile with ``dof``)."""
+    from scipy import stats
+
+    if dof is None or not math.isfinite(se):
+        return math.nan
+    return float((stats.t.ppf(1 - verdicts.ALPHA, dof) + stats.norm.ppf(verdicts.POWER_TARGET)) * se)
+
+
 def _beats(excess: pd.Series) -> verdicts.Outcome:
     m, se, k = _mean_se(excess)
     return verdicts.difference_verdict(m, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None)
 
 
+def within_budget(df: pd.DataFrame, delta: float = DELTA) -> pd.Series:
+    """Per run: whether the (epsilon, delta) its fitted object states is within the cell's target (the run's epsilon
+    and ``delta``; a pure row: delta exactly 0).  A refused run spent nothing."""
+    pure = df["mechanism"].map(lambda m: MECHANISMS[m].privacy == "pure")
+    ok_eps = df["epsilon_spent"] <= df["epsilon"]
+    ok_delta = (df["delta_spent"] <= delta) & (~pure | (df["delta_spent"] == 0.0))
+    return (ok_eps & ok_delta) | df["error"].isna()
+
+
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, n, mechanism, epsilon): mean test error and its standard error over the seeds it released on
     (``refused``: the seeds whose certified solver refused to release), the majority-class error, whether the mechanism
-    beats it (three-valued, paired by seed), median fit seconds and peak memory and the largest privacy spent."""
+    beats it (three-valued, paired by seed), median fit seconds and peak memory, the largest (epsilon, delta) its fits
+    stated and whether every run stayed within the cell's budget (:func:`within_budget`)."""
     rows = []
-    key = df.assign(_e=df["epsilon"].map(_eps_key))
+    key = df.assign(_e=df["epsilon"].map(_eps_key), _ok=within_budget(df) if len(df) else [])
     for (ds, n, m, e), g in key.groupby(["dataset", "n_train", "mechanism", "_e"], sort=True):
         refused = int(g["error"].isna().sum())
+        ok = bool(g["_ok"].all())
         g = g[g["error"].notna()]
         mean, se, k = _mean_se(g["error"])
         beat = _beats(g["base_error"] - g["error"])
         mech = MECHANISMS[m]
         rows.append({"dataset": ds, "task": DATASETS[ds].task, "n_train": int(n), "mechanism": m,
                      "epsilon": math.nan if e < 0 else e, "label": mech.label, "paper": mech.paper,
-                     "privacy": mech.privacy, "family": mech.family, "error": mean, "se": se, "n_seeds": k,
-                     "refused": refused, "base_error": float(g["base_error"].mean()) if k else math.nan,
+                     "privacy": mech.privacy, "family": mech.family, "protocol": mech.protocol, "error": mean,
+                     "se": se, "n_seeds": k, "refused": refused,
+                     "base_error": float(g["base_error"].mean()) if k else math.nan,
                      "beats_majority": beat.status, "fit_seconds": float(g["fit_seconds"].median()) if k else math.nan,
                      "peak_mb": float(g["peak_mb"].median()) if k else math.nan,
-                     "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan})
+                     "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan,
+                     "delta_spent_max": float(g["delta_spent"].max()) if k else math.nan,
+                     "within_budget": ok if mech.privacy != "none" else True})
     return pd.DataFrame(rows)
 
 
-def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame:
-    """Per (data set, n, epsilon): the private mechanism with the lowest mean test error; the mechanisms equivalent to
-    it (paired TOST within ``margin``), those it beats (one-sided paired test) and the undecided rest; whether it
-    beats the majority class; the best non-private reference at that size; and the advice."""
+def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: float = REL_MARGIN) -> pd.DataFrame:
+    """Per (data set, n, epsilon), among the private mechanisms whose runs stayed within the cell's budget (the others
+    are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that beat the majority
+    class (``best`` is empty where none does); the mechanisms equivalent to it (paired TOST within ``rel_margin``
+    times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided rest, with the
+    median over those comparisons of the smallest difference the seeds detect with 80% power (``detectable``); the
+    lowest mean error of any (``lowest``, for the record); the best non-private reference at that size; and the advice,
+    which names the winner and the equivalent mechanisms that also beat the majority class, or
+    :data:`ADVICE_NONE`."""
     priv = summary[summary["privacy"] != "none"]
     refs = summary[summary["privacy"] == "none"]
+    # per cell, the errors by seed (rows) and mechanism (columns): the paired differences of one cell
+    runs = {key: g.pivot_table(index="seed", columns="mechanism", values="error", aggfunc="first")
+            for key, g in df[df["epsilon"].notna()].groupby(["dataset", "n_train", "epsilon"], sort=False)}
     rows = []
     for (ds, n, e), g in priv.groupby(["dataset", "n_train", "epsilon"], sort=True):
         refused = g[g["refused"] > 0]["mechanism"].tolist()
-        g = g[g["error"].notna()].sort_values(["error", "mechanism"])
+        over = g[~g["within_budget"].astype(bool)]["mechanism"].tolist()
+        g = g[g["error"].notna() & g["within_budget"].astype(bool)].sort_values(["error", "mechanism"])
         if g.empty:
             continue
-        best = g.iloc[0]
-        equivalent, beaten, undecided = [], [], []
-        for m in g["mechanism"].iloc[1:]:
-            diff = paired_differences(df, best["mechanism"], m, [(ds, n, e)])
-            mean, se, k = _mean_se(diff)
-            dof = k - 1 if k > 1 else None
-            if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
-                equivalent.append(m)
-            elif verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
-                beaten.append(m)
-            else:
-                undecided.append(m)
-        winners = [best["mechanism"], *equivalent]
-        beating = g[g["beats_majority"] == "holds"]["mechanism"].tolist()
+        beating = g[g["beats_majority"] == "holds"]
+        learns = not beating.empty
+        best = (beating if learns else g).iloc[0]
+        margin = rel_margin * float(best["error"])
+        equivalent, beaten, undecided, mdes = [], [], [], []
+        if learns:
+            for m in g["mechanism"]:
+                if m == best["mechanism"]:
+                    continue
+                errors = runs[(ds, n, e)]
+                mean, se, k = _mean_se((errors[m] - errors[best["mechanism"]]).dropna())
+                dof = k - 1 if k > 1 else None
+                mdes.append(_detectable(se, dof))
+                if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
+                    equivalent.append(m)
+                elif verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
+                    beaten.append(m)
+                else:
+                    undecided.append(m)
+        named = [best["mechanism"], *[m for m in equivalent if m in set(beating["mechanism"])]] if learns else []
         r = refs[(refs["dataset"] == ds) & (refs["n_train"] == n)].sort_values("error")
         rows.append({
-            "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e), "best": best["mechanism"],
-            "best_label": best["label"], "error": float(best["error"]), "se": float(best["se"]),
+            "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e),
+            "best": best["mechanism"] if learns else "", "best_label": best["label"] if learns else "",
+            "error": float(best["error"]) if learns else math.nan, "se": float(best["se"]) if learns else math.nan,
+            "n_seeds": int(best["n_seeds"]), "margin": margin if learns else math.nan,
+            "detectable": float(np.nanmedian(mdes)) if mdes and not all(math.isnan(x) for x in mdes) else math.nan,
+            "lowest": g.iloc[0]["mechanism"], "lowest_error": float(g.iloc[0]["error"]),
             "base_error": float(best["base_error"]), "beats_majority": best["beats_majority"],
             "equivalent": ";".join(equivalent), "beaten": ";".join(beaten), "undecided": ";".join(undecided),
-            "n_mechanisms": len(g), "refused": ";".join(refused), "any_beats_majority": bool(beating),
-            "beating_majority": ";".join(beating),
-            "reference": r["mechanism"].iloc[0] if len(r) else "", "reference_error": float(r["error"].iloc[0]) if len(r) else math.nan,
-            "advice": (f"{' or '.join(winners)}" if best["beats_majority"] == "holds" else
-                       ADVICE_NONE if not beating else f"{best['mechanism']} (not yet shown to beat the majority class)"),
+            "n_mechanisms": len(g), "refused": ";".join(refused), "over_budget": ";".join(over),
+            "any_beats_majority": learns, "beating_majority": ";".join(beating["mechanism"]),
+            "reference": r["mechanism"].iloc[0] if len(r) else "",
+            "reference_error": float(r["error"].iloc[0]) if len(r) else math.nan,
+            "advice": " or ".join(named) if learns else ADVICE_NONE,
         })
     return pd.DataFrame(rows)
 
@@ -221,8 +287,9 @@ def first_sizes(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def claim_cells(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[tuple[str, int, float]]:
-    """The (data set, n, epsilon) cells where both ``a`` and ``b`` beat the majority class."""
+    """The (data set, n, epsilon) cells where both ``a`` and ``b`` beat the majority class within the cell's budget."""
     s = summary[(summary["dataset"] == dataset) & summary["mechanism"].isin([a, b])]
+    s = s.assign(beats_majority=s["beats_majority"].where(s["within_budget"].astype(bool), "over budget"))
     both = s.pivot_table(index=["n_train", "epsilon"], columns="mechanism", values="beats_majority", aggfunc="first")
     if a not in both or b not in both:
         return []
@@ -272,6 +339,40 @@ def reference_verdicts(summary: pd.DataFrame, df: pd.DataFrame, factor: float = 
                          "error": float(g["error"].mean()), "base_error": float(g["base_error"].mean()),
                          "bound": factor * float(g["base_error"].mean()), "status": out.status,
                          "criterion": f"error - {factor:g} x majority error: " + out.criterion})
+    return pd.DataFrame(rows)
+
+
+def ablation(df: pd.DataFrame) -> pd.DataFrame:
+    """How much the rule rows' ranking depends on the rules' constants, per (data set, n, epsilon) cell of the
+    ablation grid, on mean test errors (rows of protocol "rule" with a constant, run at every scale of
+    :data:`~dpkernels.experiments.frontier.SCALES`).
+
+    Columns: the winner (lowest mean error) at each common scale (all constants times s); ``possible_winners``, the
+    mechanisms that win under *some* combination of per-mechanism scales (a mechanism at its best scale below every
+    other at its worst); ``robust``, whether the winner at scale 1 wins under every combination (its worst below every
+    other's best); Kendall's tau between the ranking at scale 1 and at each other common scale."""
+    from scipy.stats import kendalltau
+
+    rule = [m for m, mech in MECHANISMS.items() if mech.protocol == "rule" and mech.constant and mech.privacy != "none"]
+    d = df[df["mechanism"].isin(rule) & df["error"].notna()]
+    means = d.groupby(["dataset", "n_train", "epsilon", "mechanism", "scale"])["error"].mean().unstack("scale")
+    rows = []
+    for (ds, n, e), g in means.groupby(level=["dataset", "n_train", "epsilon"], sort=True):
+        g = g.droplevel(["dataset", "n_train", "epsilon"])
+        g = g[[s for s in SCALES if s in g.columns]].dropna()
+        if len(g) < 2 or list(g.columns) != list(SCALES):
+            continue
+        best, worst = g.min(axis=1), g.max(axis=1)
+        possible = [m for m in g.index if best[m] < worst.drop(m).min()]
+        w1 = g[1.0].idxmin()
+        row = {"dataset": ds, "n_train": int(n), "epsilon": float(e), "mechanisms": len(g),
+               "possible_winners": ";".join(sorted(possible)), "n_possible": len(possible),
+               "robust": bool(worst[w1] < best.drop(w1).min())}
+        for s in SCALES:
+            row[f"winner_x{s:g}"] = g[s].idxmin()
+            if s != 1.0:
+                row[f"tau_x{s:g}"] = float(kendalltau(g[1.0], g[s]).statistic)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -12,16 +12,23 @@ from dpkernels.experiments.frontier import MECHANISMS
 if TYPE_CHECKING:  # plotting is an extra (dpkernels[plot]): imported inside the functions
     import matplotlib.pyplot as plt
 
-__all__ = ["SHORT", "palette", "plot_frontier", "plot_map", "plot_costs"]
+__all__ = ["SHORT", "short", "palette", "plot_frontier", "plot_map", "plot_costs", "plot_ablation"]
 
-#: Short names for the map's cells.
+#: Short names for the map's cells (a selected row: its base's short name with "-sel").
 SHORT = {
     "rubinstein-finite": "Rub-lin", "rubinstein-rff": "Rub-RFF", "chaudhuri-output-logistic": "out-LR",
     "chaudhuri-output-huber": "out-Hub", "chaudhuri-objective-logistic": "obj-LR", "chaudhuri-objective-huber": "obj-Hub",
-    "chaudhuri-kernel": "obj-RFF", "chaudhuri-tuned": "obj-LR-Alg4", "hall-nystrom": "Hall", "bassily-alg2": "Bas-2",
-    "bassily-alg3": "Bas-3", "bassily-selected": "Bas-2-sel", "park-epc": "Park", "diffprivlib-lr": "dpl-LR",
+    "chaudhuri-kernel": "obj-RFF", "hall-nystrom": "Hall", "bassily-alg2": "Bas-2", "bassily-alg3": "Bas-3",
+    "park-epc": "Park", "park-table-7.1": "Park-T7.1", "diffprivlib-lr": "dpl-LR",
     "nonprivate-logistic": "LR", "nonprivate-linearsvc": "LinSVC", "nonprivate-svc": "SVC",
 }
+
+
+def short(name: str) -> str:
+    """The short name of a frontier row (falls back to the name itself)."""
+    if name.endswith("-selected") and name[:-len("-selected")] in SHORT:
+        return SHORT[name[:-len("-selected")]] + "-sel"
+    return SHORT.get(name, name)
 
 
 def palette() -> dict[str, tuple[float, float, float]]:
@@ -33,20 +40,21 @@ def palette() -> dict[str, tuple[float, float, float]]:
     return dict(zip(names, colours))
 
 
-def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
-    """Mean test error (95% t intervals over seeds) against training size, one panel per epsilon; dashed: the
-    non-private references; dotted: the majority class."""
+def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = ("rule", "paper")) -> "plt.Figure":
+    """Mean test error (+- 1.96 standard errors over seeds) against training size, one panel per epsilon, for the private rows
+    of the given protocols; dashed: the non-private references; dotted: the majority class."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    g = df[df["dataset"] == dataset]
+    g = df[(df["dataset"] == dataset) & (df["mechanism"].map(lambda m: MECHANISMS[m].protocol).isin(
+        (*protocols, "reference")))]
     eps = sorted(g.loc[g["privacy"] != "none", "epsilon"].unique())
     fig, axes = plt.subplots(1, len(eps), figsize=(4.2 * len(eps), 4.4), sharey=True, squeeze=False)
     pal = palette()
     refs = g[g["privacy"] == "none"]
     for ax, e in zip(axes[0], eps):
         priv = g[(g["privacy"] != "none") & (g["epsilon"] == e)]
-        sns.lineplot(data=priv, x="n_train", y="error", hue="mechanism", palette=pal, marker="o", errorbar=("ci", 95),
+        sns.lineplot(data=priv, x="n_train", y="error", hue="mechanism", palette=pal, marker="o", errorbar=("se", 1.96),
                      err_style="bars", ax=ax, legend=ax is axes[0][-1])
         for m, r in refs.groupby("mechanism"):
             mean = r.groupby("n_train")["error"].mean()
@@ -60,15 +68,17 @@ def plot_frontier(df: pd.DataFrame, dataset: str) -> "plt.Figure":
         axes[0][-1].get_legend().remove()
     labels = [MECHANISMS[lab].label if lab in MECHANISMS else lab for lab in labels]
     fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
-    fig.suptitle(f"{dataset}: test error against training size at equal total privacy cost")
+    fig.suptitle(f"{dataset}: test error against training size at equal total privacy cost "
+                 f"({' and '.join(protocols)} rows)")
     fig.tight_layout()
     return fig
 
 
 def plot_map(rec: pd.DataFrame, dataset: str, ax: "plt.Axes") -> None:
     """The recommendation map of one data set: training size (rows) against epsilon (columns), each cell coloured by
-    the private mechanism with the lowest mean error, annotated with its error and the number of mechanisms
-    equivalent to it (within the margin), hatched where no private mechanism beats the majority class."""
+    its winner (the lowest mean error among the mechanisms within budget that beat the majority class), annotated with
+    its error and the number of mechanisms equivalent to it; grey and unnamed where no private mechanism beats the
+    majority class (nothing learns there)."""
     from matplotlib.patches import Patch, Rectangle
 
     r = rec[rec["dataset"] == dataset]
@@ -82,12 +92,14 @@ def plot_map(rec: pd.DataFrame, dataset: str, ax: "plt.Axes") -> None:
             if cell.empty:
                 continue
             c = cell.iloc[0]
+            if not c["any_beats_majority"]:
+                ax.add_patch(Rectangle((j, i), 1, 1, facecolor="0.85", edgecolor="white", lw=2))
+                ax.text(j + 0.5, i + 0.5, "nothing\nlearns", ha="center", va="center", fontsize=8, color="0.35")
+                continue
             used.append(c["best"])
             ax.add_patch(Rectangle((j, i), 1, 1, facecolor=pal[c["best"]], edgecolor="white", lw=2))
-            if not c["any_beats_majority"]:
-                ax.add_patch(Rectangle((j, i), 1, 1, fill=False, hatch="///", edgecolor="0.25", lw=0))
             k = len([m for m in str(c["equivalent"]).split(";") if m])
-            ax.text(j + 0.5, i + 0.5, f"{SHORT[c['best']]}\n{c['error']:.3f}" + (f"\n+{k} equiv." if k else ""),
+            ax.text(j + 0.5, i + 0.5, f"{short(c['best'])}\n{c['error']:.3f}" + (f"\n+{k} equiv." if k else ""),
                     ha="center", va="center", fontsize=8)
     ax.set(xlim=(0, len(es)), ylim=(0, len(ns)), xticks=np.arange(len(es)) + 0.5, yticks=np.arange(len(ns)) + 0.5,
            xlabel="total epsilon", ylabel="training rows n")
@@ -95,8 +107,33 @@ def plot_map(rec: pd.DataFrame, dataset: str, ax: "plt.Axes") -> None:
     ax.set_yticklabels([f"{n:,}" for n in ns])
     ax.set_title(dataset)
     handles = [Patch(facecolor=pal[m], label=MECHANISMS[m].label) for m in dict.fromkeys(used)]
-    handles.append(Patch(facecolor="white", edgecolor="0.25", hatch="///", label="no private mechanism beats the majority class"))
+    handles.append(Patch(facecolor="0.85", label="no private mechanism beats the majority class"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+
+
+def plot_ablation(runs: pd.DataFrame, dataset: str) -> "plt.Figure":
+    """Mean test error of each rule row at its constant times 0.1, 1 and 10 (x axis, log), one panel per (n, epsilon)
+    cell of the ablation grid."""
+    import matplotlib.pyplot as plt
+
+    g = runs[(runs["dataset"] == dataset) & runs["error"].notna()]
+    cells = sorted({(int(n), float(e)) for n, e in zip(g["n_train"], g["epsilon"])})
+    fig, axes = plt.subplots(1, len(cells), figsize=(3.6 * len(cells), 3.8), sharey=True, squeeze=False)
+    pal = palette()
+    for ax, (n, e) in zip(axes[0], cells):
+        c = g[(g["n_train"] == n) & (g["epsilon"] == e)]
+        for m, r in c.groupby("mechanism"):
+            mean = r.groupby("scale")["error"].mean()
+            ax.plot(mean.index, mean.values, marker="o", ms=3, color=pal[m], label=MECHANISMS[m].label)
+        base = c["base_error"].mean()
+        ax.axhline(base, ls=":", color="k", lw=1.5, label="majority class (test set)")
+        ax.set(xscale="log", title=f"n = {n:,}, epsilon = {e:g}", xlabel="rule constant x (log scale)",
+               ylabel="mean test error")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
+    fig.suptitle(f"{dataset}: the rules' constants scaled by 0.1, 1 and 10")
+    fig.tight_layout()
+    return fig
 
 
 def plot_costs(curves: pd.DataFrame) -> "plt.Figure":
