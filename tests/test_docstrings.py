@@ -64,7 +64,7 @@ FUNCTIONS = (
     "dpkernels.accounting:compose_guarantees",
     "dpkernels.accounting:split_budget",
     "dpkernels.argmin_release:plan_argmin_release",
-    "dpkernels.argmin_release:shifted_grid_round",
+    "dpkernels.argmin_release:objective_perturbation_plan",
     "dpkernels.argmin_release:radius_target_for",
     "dpkernels.testing:check_configurations",
     "dpkernels.testing:expected_failed_checks",

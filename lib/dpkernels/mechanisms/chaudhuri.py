@@ -38,6 +38,7 @@ to within ``solver_tol`` x the sensitivity of the exact minimiser: no finite-pre
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,7 +51,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from dpkernels import lattice
-from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release, shifted_grid_round
+from dpkernels.argmin_release import ArgminReleasePlan, LargeDeltaWarning, plan_argmin_release
 from dpkernels._validation import (
     check_epsilon,
     noise_dominance,
@@ -75,7 +76,7 @@ from dpkernels.mechanisms.base import (
 from dpkernels.noise import gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution
-from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
+from dpkernels.solvers.certify import certified_gradient, certified_solve
 from dpkernels.solvers.smooth import Design, _curvature, solve_smooth_erm_batch
 
 __all__ = [
@@ -134,48 +135,51 @@ def objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: 
 
 
 def _polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array) -> Array:
-    """One Newton step with the exact float64 Hessian at w, from the tree-summed gradient (the end game of a
-    certified solve, when L-BFGS stops above the float64 target)."""
-    G, _ = gradient_with_bound(design, loss, lam, lin[:, None], w[:, None])
+    """One Newton step with the exact float64 Hessian at w (the end game of a solve that stopped above the target)."""
+    _, G_data = design.loss_gradient(loss, w, value=False)
     curv = _curvature(loss, design.matvec(w))
-    factor = design.hessian_factor(curv, lam)
-    return w - factor.solve(G[:, 0])
+    return w - design.hessian_factor(curv, lam).solve(G_data + lam * w + lin)
 
 
 def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
                                m: int, random_state: object, *, data_norm: float, center: Array | None = None
                                ) -> tuple[Array, ArgminReleasePlan]:
-    """``m`` floating-point-safe releases of Algorithm 2 (:mod:`dpkernels.argmin_release`): noise enclosures
-    (:func:`dpkernels.lattice.gamma_norm_enclosure`), one batched solve, a rigorous certificate per draw to the public
-    gradient target (a Newton polish where L-BFGS stopped above it; ``RuntimeError`` if a draw still cannot be
-    certified), and rounding to the public grid with fresh uniform offsets.  Returns the releases (m, d) and the plan
-    (its ``delta(eps)`` is the guarantee's delta)."""
+    """``m`` floating-point-safe releases of Algorithm 2 (:mod:`dpkernels.argmin_release`): noise enclosures at the
+    plan's rate beta_r, a solve per draw certified to the public gradient target, the smoothing noise and the exact
+    rounding to the public grid (:func:`dpkernels.lattice.gamma_norm_lattice`).
+
+    One draw is solved by :func:`~dpkernels.solvers.certify.certified_solve` (from ``center``, or its multilevel start
+    when ``center`` is None); several together by :func:`~dpkernels.solvers.smooth.solve_smooth_erm_batch` from
+    ``center``, then certified (:func:`~dpkernels.solvers.certify.certified_gradient`), with a Newton polish where a
+    draw stopped above the target.  ``RuntimeError`` if a draw still cannot be certified (the message names only
+    public constants).  The rows of ``design`` must satisfy ||x_i|| <= ``data_norm`` (1 + ``NORM_RTOL``).  Returns the
+    releases (m, d) and the plan (its ``delta(eps)`` is the guarantee's delta)."""
     rng = check_random_state(random_state)
     lam = Lambda + params.Delta
     n, d = design.n_examples, design.d
     plan = plan_argmin_release(n, d, data_norm, loss, lam, params.beta)
-    mid, rad = lattice.gamma_norm_enclosure(int(m), d, params.beta, rng)
-    b_upper = np.linalg.norm(mid, axis=1) + np.linalg.norm(rad, axis=1)  # >= ||b*||
-    if np.any(np.linalg.norm(rad, axis=1) > plan.radius_target(b_upper)):  # data-independent, never seen
-        raise RuntimeError("the noise enclosure is wider than its public bound: refit")
-    target = plan.gradient_target(b_upper)
-    sol = solve_smooth_erm_batch(design, None, loss, lam, mid, center=center, gtol=float(target.min()) / 4.0)
-    W = sol.coef.T.copy()  # (d, m)
-    Lin = mid.T / n  # the quotients the solver used
-    cert = certified_gradient_norm(design, loss, lam, Lin, W)
+    mid, rad = lattice.gamma_norm_enclosure(int(m), d, plan.beta_release, rng)
+    radius = np.linalg.norm(rad, axis=1)
+    plan.check_noise(np.linalg.norm(mid, axis=1) + radius, radius)
+    Lin = mid.T / n  # the quotients the solver uses (the certificate covers their rounding)
+    target = plan.gradient_target
+    if int(m) == 1:
+        sol = certified_solve(design, loss, lam, Lin[:, 0], target, data_norm, w0=center)
+        W, cert = sol.coef[:, None].copy(), np.array([sol.certificate])
+    else:
+        W = solve_smooth_erm_batch(design, None, loss, lam, mid, center=center, gtol=target / 4.0).coef.T.copy()
+        _, cert = certified_gradient(design, loss, lam, Lin, W, data_norm)
     for _ in range(3):
-        bad = np.flatnonzero(cert > target)
+        bad = np.flatnonzero(~(cert <= target))
         if bad.size == 0:
             break
         for k in bad:
             W[:, k] = _polish(design, loss, lam, Lin[:, k], W[:, k])
-        cert[bad] = certified_gradient_norm(design, loss, lam, Lin[:, bad], W[:, bad])
-    if np.any(cert > target):
-        k = int(np.argmax(cert / target))
-        raise RuntimeError(
-            f"the solve could not be certified to the public float64 target ||grad|| <= {target[k]:.3g} (certified "
-            f"{cert[k]:.3g}); refusing to release")
-    return shifted_grid_round(W.T, plan.grid, rng), plan
+        _, cert[bad] = certified_gradient(design, loss, lam, Lin[:, bad], W[:, bad], data_norm)
+    if not np.all(cert <= target):
+        raise RuntimeError(f"the solve could not be certified to the public float64 target ||grad|| <= {target:.3g}; "
+                           "refusing to release")
+    return lattice.gamma_norm_lattice(W.T, 1.0 / plan.smoothing_scale, rng, grid=plan.grid), plan
 
 
 def _solution_bound(loss: MarginLoss, lam: float) -> float:
@@ -699,20 +703,26 @@ class ObjectivePerturbation(_ChaudhuriERM):
         n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
         w0 = self._init(d)
-        center = np.zeros(d) if w0 is None else w0
         if self.noise == "lattice":
-            f_all, plan = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=center)
-            f, delta = f_all[0], plan.delta(epsilon)
+            f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
+            plan = plan_argmin_release(n, d, R, loss, Lambda + params.Delta, params.beta)  # public: the fit's own plan
+            delta = plan.delta(epsilon)
             self.release_grid_ = plan.grid
-            fp_note = (f"floating-point safe: the certified float64 minimiser (||grad|| <= {plan.gradient_targets[0]:.3g} "
-                       "for a median noise draw) "
-                       f"rounded to the public grid {plan.grid:.6g} with a uniform random offset; it differs from the "
-                       f"rounded exact minimiser with probability <= {plan.delta0:.3g} (dpkernels.argmin_release), "
-                       f"hence delta = (1 + e^eps) x that")
+            fp_note = (f"floating-point safe (dpkernels.argmin_release): the float64 minimiser for noise drawn at "
+                       f"beta_r = {plan.beta_release:.6g} (Theorem 9's beta less eps_fp / (2R), eps_fp = "
+                       f"{plan.epsilon_fp:.3g}), certified to ||grad|| <= {plan.gradient_target:.3g} (within "
+                       f"eta = {plan.eta:.3g} of the exact minimiser), plus noise of density ~ exp(-||v|| / s), "
+                       f"s = {plan.smoothing_scale:.3g}, exactly rounded to the public grid {plan.grid:.3g}: the "
+                       "certified error moves the smoothed release's density by at most e^(2 eta / s) <= e^eps_fp, "
+                       "so Theorem 9's epsilon holds; delta = e^eps x the probability that the noise exceeds its "
+                       "1 - 2^-100 quantile (the fit then refuses)")
+            if delta > 1.0 / n:
+                warnings.warn(f"the floating-point-safe release states delta = {delta:.3g}, above 1/n = {1.0 / n:.3g} "
+                              f"(epsilon = {epsilon:g}, n = {n}: public constants)", LargeDeltaWarning, stacklevel=2)
         else:
             unit = unit_gamma_noise(1, d, self.noise, rng)
             f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
-                                   center=center, tol=self.tol)[0]
+                                   center=np.zeros(d) if w0 is None else w0, tol=self.tol)[0]
             delta, fp_note = 0.0, ("NOT floating-point safe (noise='continuous'): the float64 argmin identifies the "
                                    "data set it was computed from; for reproducing the paper only")
             self.release_grid_ = None
