@@ -163,6 +163,29 @@ def test_gradient_bound_covers_the_exact_gradient(loss_name, layout, monkeypatch
     assert np.all(E < 1e-12)  # not vacuous
 
 
+@pytest.mark.parametrize("loss_name", ["logistic", "huber", "smoothed_hinge"])
+def test_gradient_bound_covers_catastrophic_margins(loss_name):
+    """Margins that cancel catastrophically (x = (1, -1 + e)/sqrt 2, w ~ 1e8 (1, 1)) err by about 1e-8 each, in the same
+    direction on every row: the bound's margin term c gamma_d R ||w|| must carry them (a bound without the data terms
+    fails here by eight orders of magnitude)."""
+    rng = np.random.default_rng(12)
+    n = 40
+    e = rng.uniform(-1e-8, 1e-8, size=n)
+    X = np.column_stack([np.ones(n), -1.0 + e]) / math.sqrt(2.0)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.ones(n)
+    W = np.array([[1e8 + 0.3], [1e8 - 0.9]])
+    loss, lam = make_loss(loss_name, 0.5), 1e-12
+    lin = np.zeros((2, 1))
+    G, bound = certified_gradient(Design(X, y, sparse_mode=False), loss, lam, lin, W, 1.0)
+    exact = _exact_gradient(X, y, np.ones(n), loss, lam, lin, W)
+    err = float(np.linalg.norm(G - exact))
+    E = gradient_error_bound(n, 2, 1.0, loss, lam, _norm_upper(W), _norm_upper(G - lam * W), 0.0)
+    assert err <= E
+    if loss_name != "logistic":  # the logistic loss is flat at these margins
+        assert err > 1e-4 * E > 1e3 * U * (1 + float(np.linalg.norm(G)))
+
+
 def test_each_step_of_the_gradient_bound(monkeypatch):
     """The steps of certify's error analysis, each against exact arithmetic: (1) margins within gamma_d R ||w||,
     (2) derivatives within rho_l + c gamma_d R ||w||, (4) the blocks' data sum within gamma_{m + h} R sum |q_i| + the
