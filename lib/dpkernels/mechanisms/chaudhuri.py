@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
@@ -53,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from dpkernels import lattice
 from dpkernels.argmin_release import ArgminReleasePlan, LargeDeltaWarning, plan_argmin_release
 from dpkernels._validation import (
+    MAX_ABS_INPUT,
     check_epsilon,
     noise_dominance,
     check_finite_array,
@@ -187,13 +189,17 @@ def _solution_bound(loss: MarginLoss, lam: float) -> float:
     return math.sqrt(2.0 * float(np.asarray(loss.value(np.zeros(1)))[0]) / lam)
 
 
-def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None
-                ) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
-    """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}."""
+def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None, *,
+                finite: bool = True) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
+    """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}.
+
+    ``finite=False`` leaves the check for NaN, infinity and entries beyond ``MAX_ABS_INPUT`` to the caller
+    (:func:`_finite_row_norms`, which reads the rows once for it and for their norms)."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
-    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True)
-    X = check_finite_array(X)
+    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True,
+                      ensure_all_finite=finite)
+    X = check_finite_array(X) if finite else (X.toarray() if sparse.issparse(X) else X)
     y = column_or_1d(y, warn=True)
     if classes is None or (isinstance(classes, str) and classes == "data"):
         kind = type_of_target(y)
@@ -203,6 +209,18 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
             raise ValueError("Only binary classification is supported. The type of the target is multiclass.")
     cls, idx = resolve_classes(y, classes, binary=True, n_samples=X.shape[0])
     return X, cls, np.where(idx == 1, 1.0, -1.0)
+
+
+def _finite_row_norms(X: Array) -> Array:
+    """The rows' L2 norms, refusing non-finite inputs and entries beyond ``MAX_ABS_INPUT`` (by
+    :func:`~dpkernels._validation.check_finite_array`'s rules) from the norms alone: every |x_ij| <= ||x_i||, so finite
+    norms at most ``MAX_ABS_INPUT`` clear every entry; otherwise the entries are checked one by one."""
+    from sklearn.utils.extmath import row_norms
+
+    norms = row_norms(X)
+    if not (np.all(np.isfinite(norms)) and float(norms.max(initial=0.0)) <= MAX_ABS_INPUT):
+        check_finite_array(X)
+    return norms
 
 
 def _predict_inputs(est: BaseEstimator, X: ArrayLike) -> Array:
@@ -301,7 +319,8 @@ class _ChaudhuriERM(_ReleaseClassifier):
 
     # validation ------------------------------------------------------------------------------
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
-        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
+        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes, finite=False)
+        norms = _finite_row_norms(X)
         epsilon = check_epsilon(self.epsilon)
         R = check_positive(self.data_norm, "data_norm")
         check_positive(self.solver_tol, "solver_tol")
@@ -310,7 +329,7 @@ class _ChaudhuriERM(_ReleaseClassifier):
         loss = make_loss(self.loss, self.h)
         check_noise(self.noise)
         rng = self._noise_rng(X, ypm)
-        X = check_row_norms(X, R, clip=self.clip, what=f"row L2 norms ||x|| (data_norm = {R:g})")
+        X = check_row_norms(X, R, clip=self.clip, what=f"row L2 norms ||x|| (data_norm = {R:g})", norms=norms)
         if self.fit_intercept:
             s = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), s)])

@@ -238,30 +238,34 @@ class CertifiedSolution:
 
 
 def _preconditioner(design: Design, loss: MarginLoss, lam: float, w: Array) -> HessianFactor:
-    """The Hessian of a systematic sample of about ``HESSIAN_ROWS`` rows at w, reweighted to the total, factored."""
-    step = max(1, design.n_rows // HESSIAN_ROWS)
-    rows = np.arange(0, design.n_rows, step)
-    Xs = design.X[::step]
-    z = Xs @ w
-    z *= design.y[::step]
-    return design.hessian_factor(_curvature(loss, z), lam, rows=rows)
+    """The sampled Hessian at w (:meth:`~dpkernels.solvers.smooth.Design.sampled_hessian_factor`), or lam I where even
+    that cannot be factored."""
+    try:
+        return design.sampled_hessian_factor(loss, w, lam, HESSIAN_ROWS)
+    except LinAlgError:
+        return HessianFactor(cho_factor(np.eye(design.d) * lam), None, lam)
 
 
-def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, done: object, max_evaluations: int
-           ) -> tuple[Array, Array, Array, int, bool]:
-    """Limited-memory BFGS with the sampled Hessian as its initial matrix (refreshed when progress stalls) and an
-    Armijo search, from w until ``done(w, G, G_data)``; returns (w, G, G_data, evaluations, done)."""
+def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, done: object, max_evaluations: int,
+           values: bool = True) -> tuple[Array, Array, Array, int, bool]:
+    """Limited-memory BFGS with the sampled Hessian as its initial matrix (refreshed when progress stalls), from w
+    until ``done(w, G, G_data)``; returns (w, G, G_data, evaluations, done).
+
+    Step acceptance: Armijo on F with ``values``; without (the passes then skip the loss's values), a step is taken
+    when it lowers ||grad F||, which the unit quasi-Newton step does near the minimiser, and the search switches to
+    Armijo for good after a step that needed more than two halvings."""
     d = design.d
-    F, G_data = design.loss_gradient(loss, w)
-    F = float(F) + 0.5 * lam * float(w @ w) + float(lin @ w)
-    G = G_data + lam * w + lin
+
+    def evaluate(w: Array) -> tuple[float, Array, Array]:
+        F, G_data = design.loss_gradient(loss, w, value=values)
+        F = float(F) + 0.5 * lam * float(w @ w) + float(lin @ w) if values else math.nan
+        return F, G_data, G_data + lam * w + lin
+
+    F, G_data, G = evaluate(w)
     evals = 1
     if done(w, G, G_data):
         return w, G, G_data, evals, True
-    try:
-        factor = _preconditioner(design, loss, lam, w)
-    except LinAlgError:  # a Hessian too ill-conditioned to factor: lam I
-        factor = HessianFactor(cho_factor(np.eye(d) * lam), None, lam)
+    factor = _preconditioner(design, loss, lam, w)
     S, Y = np.zeros((LBFGS_MEMORY, d, 1)), np.zeros((LBFGS_MEMORY, d, 1))
     RHO, mem = np.zeros((LBFGS_MEMORY, 1)), np.zeros(1, dtype=np.int64)
     gn = float(np.linalg.norm(G))
@@ -273,17 +277,25 @@ def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, d
             mem[:] = 0
             P = -factor.solve(G)
             slope = float(G @ P)
-        t = 1.0
+        t, halvings = 1.0, 0
         while True:
             wn = w + t * P
-            Fn, Gd_n = design.loss_gradient(loss, wn)
-            Fn = float(Fn) + 0.5 * lam * float(wn @ wn) + float(lin @ wn)
-            Gn = Gd_n + lam * wn + lin
+            Fn, Gd_n, Gn = evaluate(wn)
             evals += 1
-            flat = abs(t * slope) <= 1e-13 * max(1.0, abs(F))  # the predicted decrease is below F's round-off
-            if Fn <= F + 1e-4 * t * slope or (flat and np.linalg.norm(Gn) < gn) or evals >= max_evaluations:
+            gn_new = float(np.linalg.norm(Gn))
+            if values:
+                flat = abs(t * slope) <= 1e-13 * max(1.0, abs(F))  # the predicted decrease is below F's round-off
+                ok = Fn <= F + 1e-4 * t * slope or (flat and gn_new < gn)
+            else:
+                ok = gn_new < gn
+            if ok or evals >= max_evaluations:
                 break
             t *= 0.5
+            halvings += 1
+        if not values and halvings > 2:  # the gradient norm is a poor guide here: Armijo from the next step on
+            values = True
+            Fn, Gd_n, Gn = evaluate(wn)  # the same point, with its value
+            evals += 1
         s, yv = wn - w, Gn - G
         sy = float(s @ yv)
         if sy > 1e-12 * float(np.linalg.norm(s) * np.linalg.norm(yv)):
@@ -292,17 +304,13 @@ def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, d
                 mem[0] -= 1
             S[mem[0], :, 0], Y[mem[0], :, 0], RHO[mem[0], 0] = s, yv, 1.0 / sy
             mem[0] += 1
-        w, F, G, G_data = wn, Fn, Gn, Gd_n
-        gn = float(np.linalg.norm(G))
+        w, F, G, G_data, gn = wn, Fn, Gn, Gd_n, gn_new
         if done(w, G, G_data):
             return w, G, G_data, evals, True
         since = 0 if gn < 0.1 * best else since + 1
         best = min(best, gn)
         if since >= 4:  # stalled: the sampled Hessian at this iterate, memory cleared
-            try:
-                factor = _preconditioner(design, loss, lam, w)
-            except LinAlgError:
-                pass
+            factor = _preconditioner(design, loss, lam, w)
             mem[:] = 0
             since = 0
     return w, G, G_data, evals, False
@@ -370,7 +378,7 @@ def certified_solve(design: Design, loss: MarginLoss, lam: float, lin: Array, ta
                                                lin[:, None])[0])
             return state["cert"] <= target
 
-        w, _, _, evals, ok = _lbfgs(design, loss, lam, lin, w, done, max_evaluations)
+        w, _, _, evals, ok = _lbfgs(design, loss, lam, lin, w, done, max_evaluations, values=False)
     return CertifiedSolution(w, state["cert"], ok, evals, sub_evals)
 
 
