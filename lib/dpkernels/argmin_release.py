@@ -15,8 +15,8 @@ and a grid g (a power of two).
 
 1. Noise.  b* is an exact real draw of the density ~ exp(-beta_r ||b||) (the rate beta_r < beta keeps eps_fp of
    Theorem 9's budget for step 4); :func:`dpkernels.lattice.gamma_norm_enclosure` gives a float64 vector b~ with
-   ||b~ - b*|| <= rho.  If beta_r ||b~|| + beta_r ||b~ - b*||'s bound may exceed q, or the enclosure is wider than rho,
-   the fit raises: an event of the noise alone.
+   ||b~ - b*|| <= rho.  If the enclosure's upper bound of beta_r ||b*|| exceeds q, or the enclosure is wider than
+   rho, the fit raises: an event of the noise alone.
 2. Certified solve.  The float64 point f~ (a solve of F_b~ started anywhere) is certified in floating point
    (:mod:`dpkernels.solvers.certify`): the exact gradient at f~ has ||grad F_b~(f~)|| <= T, so by lam-strong convexity
    ||f~ - f(b~, D)|| <= T / lam, and the minimiser moves by at most ||b~ - b*|| / (n lam) with the noise.  Hence

@@ -29,10 +29,11 @@ as a :class:`~dpkernels.solvers.smooth.Design` and what :meth:`sample_releases` 
 Floating point.  Output perturbation releases through :func:`~dpkernels.mechanisms.base.noise_release`:
 ``noise="lattice"`` (default) is the exact rounding of the continuous mechanism f* + b to a public grid
 (:mod:`dpkernels.lattice`), so Theorem 6 holds for the released doubles; ``noise="continuous"`` is the paper's
-float sampler, kept to reproduce the paper and warned about.  Objective perturbation's noise vector b is drawn
-the same way (exactly rounded to a grid of 2^-16 of its scale), but its release is a float64 solve certified
-to within ``solver_tol`` x the sensitivity of the exact minimiser: no finite-precision proof covers an argmin
-(as for every implementation we know of), and the guarantee says so.
+float sampler, kept to reproduce the paper and warned about.  Objective perturbation's release
+(:mod:`dpkernels.argmin_release`) is the float64 minimiser for an exactly drawn noise vector, certified in floating
+point to a public gradient target, plus a small smoothing noise, exactly rounded to a public grid: the certified
+error moves the smoothed release's density by a factor paid for by a share of the noise budget (Theorem 9's epsilon
+holds), and delta is e^eps times the probability that the noise exceeds its 1 - 2^-100 quantile.
 """
 
 from __future__ import annotations
@@ -647,7 +648,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
     params_ : ObjectivePerturbationParameters
         Theorem 9's eps', Delta, beta and branch (public constants).
     release_grid_ : float or None
-        The spacing of the public grid the release is rounded to (``noise="lattice"``), else None.
+        The spacing of the public grid the smoothed minimiser is exactly rounded to (``noise="lattice"``), else None.
     noise_to_solution_ : float
         The noise's expected effect d / (beta n (Lambda + Delta)) over the largest norm the unperturbed minimiser
         can have (both public); above 1 a :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
@@ -671,10 +672,12 @@ class ObjectivePerturbation(_ChaudhuriERM):
     -----
     Privacy: (eps_p, delta)-differential privacy for the replace-one neighbouring relation (Definition 2;
     Definition 3 for the Huber loss), Theorem 9 with Corollaries 11-13.  delta comes from floating point only:
-    with ``noise="lattice"`` (the default) the noise b is an exact draw enclosed in floating point, the solve is
-    certified to a public gradient target and the minimiser is rounded to a public grid with a uniform random offset
-    (:mod:`dpkernels.argmin_release`); the release then differs from the rounded exact mechanism with probability at
-    most delta0, so delta = (1 + e^eps_p) delta0 (about 1e-9 to 1e-6, stated in ``guarantee_.delta``).  With
+    with ``noise="lattice"`` (the default) the noise b is an exact draw (at a rate beta_r just below Theorem 9's beta)
+    enclosed in floating point, the solve is certified to a public gradient target, and the minimiser plus a smoothing
+    noise of density ~ exp(-||v|| / s) is exactly rounded to a public grid (:mod:`dpkernels.argmin_release`): the
+    certified error eta moves the smoothed release's density by at most e^(2 eta / s), paid for by the noise
+    budget beta - beta_r, so eps_p holds, and delta = e^eps_p x the probability that the noise exceeds its 1 - 2^-100
+    quantile (then the fit refuses, data-independently): about 1e-30 to 1e-26, stated in ``guarantee_.delta``.  With
     ``noise="continuous"`` (the paper's sampler and a float64 solve) the stated delta is 0 but the release is NOT
     floating-point safe: the float64 argmin identifies the data set it was computed from (for reproducing the
     paper only).  Released: ``coef_`` and ``intercept_`` (with the public constants above).  Assumptions: the labels
@@ -871,7 +874,7 @@ class PrivateKernelERM(_ReleaseClassifier):
     Notes
     -----
     Privacy: the inner algorithm's guarantee (eps_p-DP for Algorithm 1; (eps_p, delta)-DP with a floating-point
-    delta of about 1e-9 to 1e-6 for Algorithm 2, see :class:`ObjectivePerturbation`) for the replace-one neighbouring
+    delta of about e^eps_p 2^-100 for Algorithm 2, see :class:`ObjectivePerturbation`) for the replace-one neighbouring
     relation, Theorem 22.  Released: ``coef_`` and the frequencies and phases (data-independent, so they cost no
     privacy).  Assumptions: the labels lie in the public ``classes``; the inner algorithm's assumptions with
     R = ``feature_norm_``, which holds for every input.  Publish :meth:`release`, which holds no seed and no

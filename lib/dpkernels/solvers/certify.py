@@ -69,7 +69,8 @@ _MARGIN = 1.0 + 2.0**-40
 #: (recursively), whose minimiser starts the solve on every row.
 MULTILEVEL_ROWS = 1 << 15
 SUBSAMPLE_STEP = 16
-#: Rows of the (systematically subsampled) Hessian that preconditions the limited-memory BFGS iterations.
+#: Rows of the (systematically subsampled) Hessian that preconditions the limited-memory BFGS iterations on every row
+#: (a quarter of that on a subsample, whose passes are cheap).
 HESSIAN_ROWS = 1 << 15
 
 
@@ -237,17 +238,17 @@ class CertifiedSolution:
     n_subsample_evaluations: int  #: passes over the subsamples of the multilevel start
 
 
-def _preconditioner(design: Design, loss: MarginLoss, lam: float, w: Array) -> HessianFactor:
-    """The sampled Hessian at w (:meth:`~dpkernels.solvers.smooth.Design.sampled_hessian_factor`), or lam I where even
-    that cannot be factored."""
+def _preconditioner(design: Design, loss: MarginLoss, lam: float, w: Array, rows: int) -> HessianFactor:
+    """The Hessian at w of about ``rows`` sampled rows (:meth:`~dpkernels.solvers.smooth.Design.sampled_hessian_factor`),
+    or lam I where even that cannot be factored."""
     try:
-        return design.sampled_hessian_factor(loss, w, lam, HESSIAN_ROWS)
+        return design.sampled_hessian_factor(loss, w, lam, rows)
     except LinAlgError:
         return HessianFactor(cho_factor(np.eye(design.d) * lam), None, lam)
 
 
 def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, done: object, max_evaluations: int,
-           values: bool = True) -> tuple[Array, Array, Array, int, bool]:
+           values: bool = True, hessian_rows: int = HESSIAN_ROWS) -> tuple[Array, Array, Array, int, bool]:
     """Limited-memory BFGS with the sampled Hessian as its initial matrix (refreshed when progress stalls), from w
     until ``done(w, G, G_data)``; returns (w, G, G_data, evaluations, done).
 
@@ -265,7 +266,7 @@ def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, d
     evals = 1
     if done(w, G, G_data):
         return w, G, G_data, evals, True
-    factor = _preconditioner(design, loss, lam, w)
+    factor = _preconditioner(design, loss, lam, w, hessian_rows)
     S, Y = np.zeros((LBFGS_MEMORY, d, 1)), np.zeros((LBFGS_MEMORY, d, 1))
     RHO, mem = np.zeros((LBFGS_MEMORY, 1)), np.zeros(1, dtype=np.int64)
     gn = float(np.linalg.norm(G))
@@ -310,7 +311,7 @@ def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, d
         since = 0 if gn < 0.1 * best else since + 1
         best = min(best, gn)
         if since >= 4:  # stalled: the sampled Hessian at this iterate, memory cleared
-            factor = _preconditioner(design, loss, lam, w)
+            factor = _preconditioner(design, loss, lam, w, hessian_rows)
             mem[:] = 0
             since = 0
     return w, G, G_data, evals, False
@@ -391,5 +392,6 @@ def _multilevel_start(design: Design, loss: MarginLoss, lam: float, lin: Array, 
     sub = design.subsample(SUBSAMPLE_STEP)
     w0, inner = _multilevel_start(sub, loss, lam, lin, data_norm)
     tol = 1e-3 * data_norm / math.sqrt(sub.n_rows)
-    w, _, _, evals, _ = _lbfgs(sub, loss, lam, lin, w0, lambda w, G, Gd: float(np.linalg.norm(G)) <= tol, 100)
+    w, _, _, evals, _ = _lbfgs(sub, loss, lam, lin, w0, lambda w, G, Gd: float(np.linalg.norm(G)) <= tol, 100,
+                               hessian_rows=HESSIAN_ROWS // 4)
     return w, evals + inner
