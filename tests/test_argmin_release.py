@@ -358,6 +358,16 @@ def test_real_fits_state_the_planned_delta(loss_name):
             assert est.release_grid_ == plan.grid
 
 
+@pytest.mark.parametrize("loss_name", ["logistic", "huber"])
+def test_real_fit_at_40000_rows_states_the_planned_delta(loss_name):
+    """A fit at n = 40,000, d = 100 (eps = 8, alpha = 1e-4; the README-style Huber fit of issue 27 stated 0.0156 at
+    n = 40,000, d = 105, eps = 8) states the plan's delta, below 1/(10 n)."""
+    X, y = _unit_rows(40_000, 100, 10)
+    est = ObjectivePerturbation(epsilon=8.0, alpha=1e-4, loss=loss_name, random_state=np.random.default_rng(0)).fit(X, y)
+    _, plan = objective_perturbation_plan(8.0, 40_000, 100, make_loss(loss_name), 1e-4)
+    assert est.guarantee_.delta == plan.delta(8.0) <= 1.0 / (10 * 40_000)
+
+
 def test_delta_above_one_over_n_warns_with_public_text_only():
     """Outside the settings it can serve (here eps = 70: e^70 x 2^-100 > 1/n) a fit states its delta and warns, and the
     warning's text is the same on two data sets of one shape."""
