@@ -50,9 +50,7 @@ from dpkernels.solvers.smooth import (
     LBFGS_MEMORY,
     Design,
     HessianFactor,
-    _curvature,
     _lbfgs_direction,
-    _loss_parts,
     blas_threads,
 )
 
