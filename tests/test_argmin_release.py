@@ -43,7 +43,7 @@ from dpkernels.solvers.certify import (
     gamma,
     gradient_error_bound,
 )
-from dpkernels.solvers.smooth import Design, _loss_parts
+from dpkernels.solvers.smooth import Design, _loss_parts, logistic_signed_derivative
 
 mpmath.mp.dps = 60
 
@@ -86,6 +86,12 @@ def test_derivative_rounding_covers_every_margin(name, h):
     err = max(abs(mpmath.mpf(float(v)) - _exact_derivative(name, h, zi)) for zi, v in zip(z, V))
     rho = derivative_rounding(loss)
     assert float(err) <= rho <= 2.0**-47
+    if name == "logistic":  # the fused passes' y l'(y z) = sigma(z) - (1 + y) / 2, from the unsigned margin
+        u = np.concatenate([z, [-709.5, -709.9, -720.0, -746.0, 709.9, 720.0, 746.0]])
+        for sign in (1.0, -1.0):
+            Q = logistic_signed_derivative(u.copy(), np.full(u.size, (1.0 + sign) / 2))
+            err = max(abs(mpmath.mpf(float(q)) - sign * _exact_derivative(name, h, sign * ui)) for ui, q in zip(u, Q))
+            assert float(err) <= rho
 
 
 def _exact_dot(a, b):

@@ -16,11 +16,12 @@ The gradient is computed in blocks of at most m = ``BLOCK_ROWS`` rows, and the N
 added by a balanced tree of height h = ceil(log2 N).  Then, for every iterate w (W >= ||w||):
 
 1. margins z_i = y_i fl(x_i'w) (the sign is exact): |z_i - a_i'w| <= gamma_d |x_i|'|w| <= gamma_d R W;
-2. the derivative v_i = fl(l'(z_i)) as :func:`dpkernels.solvers.smooth._loss_parts` evaluates it:
+2. the derivative v_i = fl(l'(z_i)) as :func:`dpkernels.solvers.smooth._loss_parts` (or, for the logistic loss, the
+   signed derivative as :func:`dpkernels.solvers.smooth.logistic_signed_derivative`) evaluates it:
    |v_i - l'(a_i'w)| <= rho_l + c gamma_d R W =: dv, with rho_l = :func:`derivative_rounding` (the rounding of each
    loss's own formula, numpy's ``exp`` taken within ``EXP_REL``) and c the Lipschitz constant of l';
-3. the signed, weighted derivatives q_i = fl(y_i v_i s_i): |q_i - y_i s_i l'(a_i'w)| <= s_i (dv + u |v_i|), and
-   |v_i| <= 1 + rho_l;
+3. the signed, weighted derivatives q_i = fl(y_i v_i s_i) (the sign is exact; the logistic path computes y_i v_i
+   directly, within step 2's bound): |q_i - y_i s_i l'(a_i'w)| <= s_i (dv + u |v_i|), and |v_i| <= 1 + rho_l;
 4. block products fl(X_b' q_b) (m terms) and their tree sum (height h): the componentwise error is at most
    gamma_{m + h} sum_i |x_i| |q_i| (gamma_a + gamma_b + gamma_a gamma_b <= gamma_{a + b}); by the triangle inequality
    the norm of sum_i |q_i| |x_i| is at most R sum_i |q_i| <= R n (1 + rho_l)(1 + u);
@@ -82,7 +83,10 @@ def derivative_rounding(loss: MarginLoss) -> float:
     :func:`dpkernels.solvers.smooth._loss_parts` (the margin taken as exact).
 
     * logistic: -(e or 1) / (1 + e) with e = exp(-|z|) within ``EXP_REL``, then three correctly rounded operations:
-      (EXP_REL + 4u) |l'| (|d l' / d e| <= |l'| / e), and |l'| <= 1; subnormal e adds 2^-1070 absolute;
+      (EXP_REL + 4u) |l'| (|d l' / d e| <= |l'| / e), and |l'| <= 1; subnormal e adds 2^-1070 absolute.  The fused
+      passes compute y l'(y z) = sigma(z) - (1 + y) / 2 instead
+      (:func:`~dpkernels.solvers.smooth.logistic_signed_derivative`): (EXP_REL + 2u) sigma + u, with 2^-1020 absolute
+      where e^{-z} overflows (then sigma < 2^-1020 is computed as 0); both within (EXP_REL + 4u) + 2^-1020;
     * Huber (width h): t = fl(fl(1 + h) - z) errs by e_t <= u (1 + h) + u |t| with |t| <= 2h + e_t where the clip is
       not constant, then the product by fl(-1 / (2h)): e_t / (2h) (1 + 4u) + 2u |l'|;
     * smoothed hinge: each of the three terms u^3 / (4h^3), 3u / (4h), 1/2 within 2^-49 of its value where
@@ -107,7 +111,7 @@ def derivative_rounding(loss: MarginLoss) -> float:
     True
     """
     if isinstance(loss, Logistic):
-        return (EXP_REL + 4.0 * U) * _MARGIN + 2.0**-1070
+        return (EXP_REL + 4.0 * U) * _MARGIN + 2.0**-1020
     if isinstance(loss, Huber):
         h = loss.h
         e_t = U * (1.0 + h) + U * (2.0 * h + 2.0 * U * (1.0 + 3.0 * h))

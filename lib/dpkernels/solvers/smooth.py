@@ -39,7 +39,7 @@ from dpkernels.losses import Huber, Logistic, MarginLoss
 from dpkernels.solvers.common import Array, ERMSolution
 
 __all__ = ["solve_smooth_erm", "solve_smooth_erm_batch", "BatchSolution", "Design", "SMOOTH_GTOL", "BLOCK_ROWS",
-           "blas_threads", "tree_sum"]
+           "blas_threads", "tree_sum", "logistic_signed_derivative"]
 
 #: Default gradient-norm tolerance of the smooth solver (absolute, on J).
 SMOOTH_GTOL = 1e-10
@@ -182,21 +182,27 @@ class Design:
         """The data term of J and its gradient at the columns of W (shape (d,) or (d, K)), in one pass over the rows:
         ((1/n) sum_i s_i l(a_i'w) or None, (1/n) sum_i s_i l'(a_i'w) a_i).
 
-        Block by block (:meth:`blocks`): margins X_b W by BLAS, the loss's value and derivative, the signed and
-        weighted derivatives q_b, and X_b' q_b by BLAS, read while the block is in cache (about half the time of the
-        two whole-matrix products); the blocks' sums are added pairwise (:func:`tree_sum`).
-        :mod:`dpkernels.solvers.certify` bounds the rounding error of exactly this computation.
+        Block by block (:meth:`blocks`): margins X_b W by BLAS, the signed and weighted derivatives q_b (the logistic
+        loss without its value: :func:`logistic_signed_derivative`, from the unsigned margins; otherwise the loss's
+        value and derivative at the signed margins y_i x_i'w, times y_i), and X_b' q_b by BLAS, read while the block
+        is in cache (about half the time of the two whole-matrix products); the blocks' sums are added pairwise
+        (:func:`tree_sum`).  :mod:`dpkernels.solvers.certify` bounds the rounding error of exactly this computation.
         """
         one = W.ndim == 1
         blocks = self.blocks()
         P = np.empty((len(blocks),) + W.shape)
         F = np.zeros(() if one else W.shape[1]) if value else None
+        signed = isinstance(loss, Logistic) and not value
+        positive = (self.y > 0).astype(np.float64) if signed else None
         for k, (a, b, Xb) in enumerate(blocks):
             Z = Xb @ W
             yb = self.y[a:b] if one else self.y[a:b, None]
-            Z *= yb
-            val, der = _loss_parts(loss, Z, value)
-            der *= yb
+            if signed:
+                der = logistic_signed_derivative(Z, positive[a:b] if one else positive[a:b, None])
+            else:
+                Z *= yb
+                val, der = _loss_parts(loss, Z, value)
+                der *= yb
             if self.weight is not None:
                 sb = self.weight[a:b] if one else self.weight[a:b, None]
                 der *= sb
@@ -371,6 +377,21 @@ def _loss_parts(loss: MarginLoss, z: Array, value: bool = True) -> tuple[Array |
     if isinstance(loss, Huber):
         return _huber_parts(z, loss.h, value)
     return (loss.value(z) if value else None), loss.derivative(z)
+
+
+def logistic_signed_derivative(Z: Array, positive: Array) -> Array:
+    """y l'(y z) for the logistic loss from the unsigned margins Z = x'w and ``positive`` = (1 + y) / 2, in place:
+    y l'(y z) = -y / (1 + e^{y z}) = sigma(z) - (1 + y) / 2 with sigma(z) = 1 / (1 + e^{-z}) (four ufuncs on the block,
+    no sign products).  Its rounding (:func:`dpkernels.solvers.certify.derivative_rounding`): e^{-z} within
+    ``EXP_REL`` (or infinite when sigma(z) < 2^-1020, then sigma = 0), 1 + e and 1 / (1 + e) each within u relative,
+    and the subtraction of 0 or 1 within u of its result (exact by Sterbenz's lemma where sigma >= 1/2)."""
+    np.negative(Z, out=Z)
+    with np.errstate(over="ignore"):
+        np.exp(Z, out=Z)
+    Z += 1.0
+    np.reciprocal(Z, out=Z)
+    Z -= positive
+    return Z
 
 
 def _huber_parts(z: Array, h: float, value: bool) -> tuple[Array | None, Array]:
