@@ -70,7 +70,7 @@ MULTILEVEL_ROWS = 1 << 15
 SUBSAMPLE_STEP = 16
 #: Rows of the (systematically subsampled) Hessian that preconditions the limited-memory BFGS iterations on every row
 #: (a quarter of that on a subsample, whose passes are cheap).
-HESSIAN_ROWS = 1 << 15
+HESSIAN_ROWS = 1 << 16
 
 
 def gamma(k: int) -> float:
@@ -250,7 +250,7 @@ def _preconditioner(design: Design, loss: MarginLoss, lam: float, w: Array, rows
 
 
 def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, done: object, max_evaluations: int,
-           values: bool = True, hessian_rows: int = HESSIAN_ROWS) -> tuple[Array, Array, Array, int, bool]:
+           values: bool = True, hessian_rows: int | None = None) -> tuple[Array, Array, Array, int, bool]:
     """Limited-memory BFGS with the sampled Hessian as its initial matrix (refreshed when progress stalls), from w
     until ``done(w, G, G_data)``; returns (w, G, G_data, evaluations, done).
 
@@ -258,6 +258,7 @@ def _lbfgs(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, d
     when it lowers ||grad F||, which the unit quasi-Newton step does near the minimiser, and the search switches to
     Armijo for good after a step that needed more than two halvings."""
     d = design.d
+    hessian_rows = HESSIAN_ROWS if hessian_rows is None else hessian_rows
 
     def evaluate(w: Array) -> tuple[float, Array, Array]:
         F, G_data = design.loss_gradient(loss, w, value=values)

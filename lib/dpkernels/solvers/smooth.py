@@ -194,23 +194,24 @@ class Design:
         F = np.zeros(() if one else W.shape[1]) if value else None
         signed = isinstance(loss, Logistic) and not value
         positive = (self.y > 0).astype(np.float64) if signed else None
-        for k, (a, b, Xb) in enumerate(blocks):
-            Z = Xb @ W
-            yb = self.y[a:b] if one else self.y[a:b, None]
-            if signed:
-                der = logistic_signed_derivative(Z, positive[a:b] if one else positive[a:b, None])
-            else:
-                Z *= yb
-                val, der = _loss_parts(loss, Z, value)
-                der *= yb
-            if self.weight is not None:
-                sb = self.weight[a:b] if one else self.weight[a:b, None]
-                der *= sb
+        with np.errstate(over="ignore"):  # e^{-z} overflows where sigma(z) < 2^-1020 (logistic_signed_derivative)
+            for k, (a, b, Xb) in enumerate(blocks):
+                Z = Xb @ W
+                yb = self.y[a:b] if one else self.y[a:b, None]
+                if signed:
+                    der = logistic_signed_derivative(Z, positive[a:b] if one else positive[a:b, None])
+                else:
+                    Z *= yb
+                    val, der = _loss_parts(loss, Z, value)
+                    der *= yb
+                if self.weight is not None:
+                    sb = self.weight[a:b] if one else self.weight[a:b, None]
+                    der *= sb
+                    if value:
+                        val *= sb
+                P[k] = Xb.T @ der
                 if value:
-                    val *= sb
-            P[k] = Xb.T @ der
-            if value:
-                F += val.sum(axis=0)
+                    F += val.sum(axis=0)
         G = tree_sum(P) / self.n_examples
         if value:
             F /= self.n_examples
@@ -386,8 +387,7 @@ def logistic_signed_derivative(Z: Array, positive: Array) -> Array:
     ``EXP_REL`` (or infinite when sigma(z) < 2^-1020, then sigma = 0), 1 + e and 1 / (1 + e) each within u relative,
     and the subtraction of 0 or 1 within u of its result (exact by Sterbenz's lemma where sigma >= 1/2)."""
     np.negative(Z, out=Z)
-    with np.errstate(over="ignore"):
-        np.exp(Z, out=Z)
+    np.exp(Z, out=Z)  # inf where sigma(z) < 2^-1020 (the caller silences the overflow warning)
     Z += 1.0
     np.reciprocal(Z, out=Z)
     Z -= positive
