@@ -202,7 +202,8 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
                       ensure_all_finite=finite)
     X = check_finite_array(X) if finite else (X.toarray() if sparse.issparse(X) else X)
     y = column_or_1d(y, warn=True)
-    if classes is None or (isinstance(classes, str) and classes == "data"):
+    pm1 = classes is None and y.dtype.kind in "biuf" and bool(np.all((y == 1) | (y == -1)))  # binary: nothing to check
+    if (classes is None and not pm1) or (isinstance(classes, str) and classes == "data"):
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")
