@@ -281,8 +281,8 @@ class Design:
         sample = np.arange(0, self.n_rows, step)
         if self.is_sparse or np.count_nonzero(scale) < self.d:
             return self.hessian_factor(curv, lam, rows=sample)
-        A = Xs.astype(np.float32)
-        A *= np.sqrt(scale).astype(np.float32)[:, None]
+        A = np.empty(Xs.shape, dtype=np.float32)
+        np.multiply(Xs, np.sqrt(scale)[:, None], out=A, casting="same_kind")  # scaled and rounded in one pass
         H = (A.T @ A).astype(np.float64)
         H[np.diag_indices(self.d)] += lam
         try:
