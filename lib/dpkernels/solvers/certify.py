@@ -69,7 +69,7 @@ _MARGIN = 1.0 + 2.0**-40
 MULTILEVEL_ROWS = 1 << 15
 SUBSAMPLE_STEP = 16
 #: Rows of the (systematically subsampled) Hessian that preconditions the limited-memory BFGS iterations on every row
-#: (a quarter of that on a subsample, whose passes are cheap).
+#: (an eighth of that on a subsample, whose passes are cheap).
 HESSIAN_ROWS = 1 << 16
 
 
@@ -326,7 +326,7 @@ def certified_solve(design: Design, loss: MarginLoss, lam: float, lin: Array, ta
     below ``target`` (:func:`certified_gradient`, computed from every evaluation at no extra cost).
 
     Multilevel start: a design of at least ``MULTILEVEL_ROWS`` rows is first solved on every ``SUBSAMPLE_STEP``-th row
-    (recursively, to a gradient norm of about a thousandth of the subsample's statistical error R / sqrt(rows)), whose
+    (recursively, to a gradient norm of about a hundredth of the subsample's statistical error R / sqrt(rows)), whose
     minimiser is within that statistical error of the full one; then limited-memory BFGS preconditioned by the
     Hessian of ``HESSIAN_ROWS`` sampled rows (the curvature of the loss on every row is too costly to form: n d^2
     operations against n d per pass) on every row, one fused pass per evaluation
@@ -388,13 +388,15 @@ def certified_solve(design: Design, loss: MarginLoss, lam: float, lin: Array, ta
 
 def _multilevel_start(design: Design, loss: MarginLoss, lam: float, lin: Array, data_norm: float) -> tuple[Array, int]:
     """The minimiser of F_b on every ``SUBSAMPLE_STEP``-th row (itself started the same way), solved to a gradient norm
-    of 1e-3 R / sqrt(rows of the subsample); 0 for designs below ``MULTILEVEL_ROWS`` rows.  Returns it and the
+    of 1e-2 R / sqrt(rows of the subsample) (a hundredth of its statistical distance from the full problem's, about
+    R / sqrt(rows)), with an eighth of ``HESSIAN_ROWS`` in its preconditioner; 0 for designs below ``MULTILEVEL_ROWS``
+    rows.  Returns it and the
     subsample passes it took (in units of a pass over the subsample's rows)."""
     if design.n_rows < MULTILEVEL_ROWS:
         return np.zeros(design.d), 0
     sub = design.subsample(SUBSAMPLE_STEP)
     w0, inner = _multilevel_start(sub, loss, lam, lin, data_norm)
-    tol = 1e-3 * data_norm / math.sqrt(sub.n_rows)
+    tol = 1e-2 * data_norm / math.sqrt(sub.n_rows)
     w, _, _, evals, _ = _lbfgs(sub, loss, lam, lin, w0, lambda w, G, Gd: float(np.linalg.norm(G)) <= tol, 100,
-                               hessian_rows=HESSIAN_ROWS // 4)
+                               hessian_rows=HESSIAN_ROWS // 8)
     return w, evals + inner
