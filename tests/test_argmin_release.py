@@ -328,14 +328,14 @@ def test_plan_spends_more_where_rounding_needs_it_and_refuses_beyond():
     assert MAX_FP_SHARE <= 0.5
 
 
-GRID = [(loss, n, eps, alpha) for loss in ("logistic", "huber", "smoothed_hinge") for n in (1_000, 40_000, 494_021)
-        for eps in (0.1, 1.0, 8.0, 10.0) for alpha in ("auto", 1e-4)]
+GRID = [(loss, n, d, eps, alpha) for loss in ("logistic", "huber", "smoothed_hinge") for n in (1_000, 40_000, 494_021)
+        for d in (100, 123) for eps in (0.1, 1.0, 8.0, 10.0) for alpha in ("auto", 1e-4)]
 
 
-@pytest.mark.parametrize("loss_name, n, eps, alpha", GRID)
-def test_stated_delta_meets_issue_27_over_its_grid(loss_name, n, eps, alpha):
-    """guarantee_.delta <= min(1e-6, 1/(10 n)) for unit-ball rows, d = 100, from the public plan the fit states."""
-    d = 100
+@pytest.mark.parametrize("loss_name, n, d, eps, alpha", GRID)
+def test_stated_delta_meets_issue_27_over_its_grid(loss_name, n, d, eps, alpha):
+    """guarantee_.delta <= min(1e-6, 1/(10 n)) for unit-ball rows, d = 100 (and the frontier's largest d, 123), from the
+    public plan the fit states."""
     Lambda = chaudhuri_lambda(n, d, eps, loss=loss_name) if alpha == "auto" else alpha
     _, plan = objective_perturbation_plan(eps, n, d, make_loss(loss_name, 0.5), Lambda)
     assert plan.delta(eps) <= min(1e-6, 1.0 / (10 * n))
