@@ -202,8 +202,12 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
                       ensure_all_finite=finite)
     X = check_finite_array(X) if finite else (X.toarray() if sparse.issparse(X) else X)
     y = column_or_1d(y, warn=True)
-    pm1 = classes is None and y.dtype.kind in "biuf" and bool(np.all((y == 1) | (y == -1)))  # binary: nothing to check
-    if (classes is None and not pm1) or (isinstance(classes, str) and classes == "data"):
+    if classes is None and y.dtype.kind in "biuf" and bool(np.all((y == 1) | (y == -1))):
+        # the papers' convention, data-independent: resolve_classes's answer for these labels, without its three passes
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        return X, np.array([-1, 1]), y.astype(np.float64)
+    if classes is None or (isinstance(classes, str) and classes == "data"):
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")

@@ -398,5 +398,5 @@ def _multilevel_start(design: Design, loss: MarginLoss, lam: float, lin: Array, 
     w0, inner = _multilevel_start(sub, loss, lam, lin, data_norm)
     tol = 1e-2 * data_norm / math.sqrt(sub.n_rows)
     w, _, _, evals, _ = _lbfgs(sub, loss, lam, lin, w0, lambda w, G, Gd: float(np.linalg.norm(G)) <= tol, 100,
-                               hessian_rows=HESSIAN_ROWS // 8)
+                               values=False, hessian_rows=HESSIAN_ROWS // 8)
     return w, evals + inner

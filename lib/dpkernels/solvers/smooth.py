@@ -194,9 +194,10 @@ class Design:
         F = np.zeros(() if one else W.shape[1]) if value else None
         signed = isinstance(loss, Logistic) and not value
         positive = (self.y > 0).astype(np.float64) if signed else None
+        buffer = None if self.is_sparse else np.empty((min(self.n_rows, BLOCK_ROWS),) + W.shape[1:])
         with np.errstate(over="ignore"):  # e^{-z} overflows where sigma(z) < 2^-1020 (logistic_signed_derivative)
             for k, (a, b, Xb) in enumerate(blocks):
-                Z = Xb @ W
+                Z = Xb @ W if buffer is None else np.matmul(Xb, W, out=buffer[: b - a])
                 yb = self.y[a:b] if one else self.y[a:b, None]
                 if signed:
                     der = logistic_signed_derivative(Z, positive[a:b] if one else positive[a:b, None])
@@ -209,7 +210,10 @@ class Design:
                     der *= sb
                     if value:
                         val *= sb
-                P[k] = Xb.T @ der
+                if buffer is None:
+                    P[k] = Xb.T @ der
+                else:
+                    np.matmul(Xb.T, der, out=P[k])
                 if value:
                     F += val.sum(axis=0)
         G = tree_sum(P) / self.n_examples
