@@ -48,9 +48,12 @@ is then drawn from the law conditioned on Omega, whose delta is P(not Omega) / P
 The epsilon accounting, in words: a share ``FP_SHARE`` of Theorem 9's noise budget eps' = 2R beta pays for the
 floating-point error; the certificate must be precise enough that the error moves the smoothed release's density by
 at most that factor.  With s = ``SMOOTHING_FRACTION`` / (beta n lam) that asks ||grad F|| <= T ~ FP_SHARE x
-SMOOTHING_FRACTION x R / n, about 1e-5 R / n by default (3e-11 at n = 494,021, 70 times the float64 certificate's
-worst-case rounding there); where the certificate's rounding needs more, the plan takes a larger share (up to half;
-beyond, the release cannot be served and the plan raises).
+SMOOTHING_FRACTION x R / n, about 1.5e-5 R / n by default (3.1e-11 at n = 494,021, d = 100: 5 to 50 times the float64
+certificate's worst-case rounding at the public bound on ||f||, by loss and regulariser); where the certificate's
+rounding needs more (it grows like (2048 + log2 n) u R: beyond about 10^7 rows), the plan takes a larger share (up to
+half; beyond, the release cannot be served and the plan raises).  The exact rounding of step 3 is taken as exact, as
+for every lattice release of the library (:mod:`dpkernels.lattice` refines an undecided cell to 512 random bits per
+uniform and raises only beyond).
 
 What it costs.  Utility: the noise is drawn at beta_r = beta (1 - ``FP_SHARE``) (0.4% more noise by default) and the
 smoothing adds V, ||V|| about d s = ``SMOOTHING_FRACTION`` d / (beta n lam): 1/256 of the noise's norm in a flat
