@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "ClippingWarning": "dpkernels._validation",
     "UnsafeNoiseWarning": "dpkernels._validation",
     "UtilityWarning": "dpkernels._validation",
+    "LargeDeltaWarning": "dpkernels.argmin_release",
     **{name: "dpkernels.mechanisms" for name in (
         "Guarantee",
         "PrivateSVM",
@@ -90,6 +91,7 @@ __all__ = [*_EXPORTS, "__version__"]
 
 if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it against _EXPORTS
     from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
+    from dpkernels.argmin_release import LargeDeltaWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,
