@@ -93,41 +93,45 @@ def test_data_norm_generalisation_reduces_to_paper():
 
 @pytest.mark.parametrize("loss", ["logistic", "huber", "smoothed_hinge"])
 def test_objective_perturbation_is_the_certified_perturbed_minimiser(loss, monkeypatch):
-    """Before rounding, f solves grad J(f) + b/n + Delta f = 0 (Eq. 6) for a b of the stated law; the release adds a
-    uniform dither on [-g/2, g/2) (the shifted public grid, dpkernels.argmin_release); same seed, same release."""
+    """Before smoothing, f solves grad J(f) + b/n + Delta f = 0 (Eq. 6) for a b of the stated law at the plan's rate
+    beta_r; the release adds noise of density ~ exp(-||v|| / s) and is exactly rounded to the public grid
+    (dpkernels.argmin_release); same seed, same release."""
     X, y = data()
     m = ObjectivePerturbation(epsilon=1.0, alpha=0.01, loss=loss, keep_nonprivate=True, random_state=3).fit(X, y)
     again = ObjectivePerturbation(epsilon=1.0, alpha=0.01, loss=loss, random_state=3).fit(X, y)
     assert np.array_equal(m.coef_, again.coef_)
-    assert m.guarantee_.delta > 0 and m.guarantee_.delta < 1e-6  # the floating-point argument's cost (small n, d)
+    assert 0 < m.guarantee_.delta < 1e-25 and m.guarantee_.epsilon == 1.0  # e^eps x the noise tail, eps unchanged
+    assert np.array_equal(m.coef_ / m.release_grid_, np.round(m.coef_ / m.release_grid_))
     seen = {}
-    real = C.shifted_grid_round
+    real = C.lattice.gamma_norm_lattice
 
-    def record(F, grid, rng):
-        seen["F"], seen["grid"] = F.copy(), grid
-        seen["out"] = real(F, grid, rng)
+    def record(F, beta, rng, grid):
+        seen["F"], seen["scale"], seen["grid"] = F.copy(), 1.0 / beta, grid
+        seen["out"] = real(F, beta, rng, grid=grid)
         return seen["out"]
 
-    monkeypatch.setattr(C, "shifted_grid_round", record)
+    monkeypatch.setattr(C.lattice, "gamma_norm_lattice", lambda F, beta, rng, grid: record(F, beta, rng, grid))
     m.sample_releases(3000, 4)
-    F, g, out = seen["F"], seen["grid"], seen["out"]
-    assert g == m.release_grid_
-    dither = (out - F) / g
-    assert np.all((dither >= -0.5) & (dither < 0.5))
-    assert stats.kstest(dither.ravel(), stats.uniform(loc=-0.5, scale=1).cdf).pvalue > 1e-3
-    # recover b from the stationarity equation at the unrounded solve; its norm is Gamma(d, 1/beta)
-    L = m.nonprivate_.loss
+    F, s, g, out = seen["F"], seen["scale"], seen["grid"], seen["out"]
     lam = 0.01 + m.params_.Delta
+    plan = C.plan_argmin_release(len(y), X.shape[1], 1.0, m.nonprivate_.loss, lam, m.params_.beta)
+    assert g == m.release_grid_ == plan.grid and s == plan.smoothing_scale
+    assert np.array_equal(out / g, np.round(out / g))
+    # the smoothing: ||release - f~|| ~ Gamma(d, s) (up to the rounding, 2^-16 s per coordinate)
+    assert stats.kstest(np.linalg.norm(out - F, axis=1), stats.gamma(a=4, scale=s).cdf).pvalue > 1e-3
+    # recover b from the stationarity equation at the unsmoothed solve; its norm is Gamma(d, 1/beta_r)
+    L = m.nonprivate_.loss
     z = (y[:, None] * X) @ F.T
     grad = (y[:, None] * X).T @ L.derivative(z) / len(y) + lam * F.T
     b = -len(y) * grad.T
-    p = stats.kstest(np.linalg.norm(b, axis=1), stats.gamma(a=4, scale=1 / m.params_.beta).cdf).pvalue
+    p = stats.kstest(np.linalg.norm(b, axis=1), stats.gamma(a=4, scale=1 / plan.beta_release).cdf).pvalue
     assert p > 1e-3
     assert ("Corollary 13" in m.guarantee_.statement) == (loss == "huber")
 
 
 def test_uncertified_solve_is_refused(monkeypatch):
-    """Every release needs the solver's certificate (||f - f*|| <= solver_tol x sensitivity); nothing is kept."""
+    """Every release needs the solver's certificate (output perturbation: ||f - f*|| <= solver_tol x sensitivity;
+    objective perturbation: the public gradient target); nothing is kept, and the refusal names public constants only."""
     from dpkernels.solvers import smooth
 
     X, y = data()
@@ -138,22 +142,29 @@ def test_uncertified_solve_is_refused(monkeypatch):
         sol.distance_bound = sol.distance_bound + 1.0
         return sol
 
-    def off(*args, **kwargs):  # a solve that stops 1e-6 away from the minimiser, and no polish to rescue it
-        sol = real(*args, **kwargs)
-        sol.coef = sol.coef + 1e-6
-        return sol
-
     monkeypatch.setattr(C, "solve_smooth_erm_batch", sloppy)
     est = OutputPerturbation(epsilon=1.0, alpha=0.01, random_state=0)
     with pytest.raises(RuntimeError, match="refusing to release"):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
-    monkeypatch.setattr(C, "solve_smooth_erm_batch", off)
+    real_solve = C.certified_solve
+
+    def off(*args, **kwargs):  # a solve that stops 1e-6 away from the minimiser, and no polish to rescue it
+        sol = real_solve(*args, **kwargs)
+        sol.coef = sol.coef + 1e-6
+        sol.certificate = np.inf
+        return sol
+
+    monkeypatch.setattr(C, "certified_solve", off)
     monkeypatch.setattr(C, "_polish", lambda design, loss, lam, lin, w: w)
-    est = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0)
-    with pytest.raises(RuntimeError, match="refusing to release"):
-        est.fit(X, y)
-    assert not hasattr(est, "coef_")
+    messages = []
+    for X_, y_ in (data(seed=0), data(seed=1)):
+        est = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0)
+        with pytest.raises(RuntimeError, match="refusing to release") as err:
+            est.fit(X_, y_)
+        assert not hasattr(est, "coef_")
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
 
 
 @pytest.mark.parametrize("cls", [OutputPerturbation, ObjectivePerturbation])

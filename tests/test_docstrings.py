@@ -69,7 +69,7 @@ FUNCTIONS = (
     "dpkernels.accounting:search_cost",
     "dpkernels.mechanisms.base:settle",
     "dpkernels.argmin_release:plan_argmin_release",
-    "dpkernels.argmin_release:shifted_grid_round",
+    "dpkernels.argmin_release:objective_perturbation_plan",
     "dpkernels.argmin_release:radius_target_for",
     "dpkernels.testing:check_configurations",
     "dpkernels.testing:expected_failed_checks",

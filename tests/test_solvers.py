@@ -325,3 +325,87 @@ def test_gram_dual_matches_cvxpy_and_certifies():
         assert np.all((fast.alpha >= 0) & (fast.alpha <= C / 30))
         # the functions agree (the duals need not be unique, f = K (alpha * y) is)
         assert np.max(np.abs(K @ (fast.alpha * y) - K @ (ref.alpha * y))) < 1e-5
+
+
+# ----------------------------------------------------------------------------------------------
+# the fused evaluation and the certified solve (issue 27)
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("layout", ["dense", "sparse", "compressed"])
+def test_fused_loss_gradient_is_the_loss_and_its_gradient(layout, monkeypatch):
+    """Design.loss_gradient (blocks of rows, signs applied to the margins and the derivatives, weights) gives the mean
+    loss and its gradient of the signed rows, one column or several; matvec / rmatvec act on the signed rows."""
+    from dpkernels.solvers import smooth
+    from dpkernels.solvers.smooth import Design
+
+    monkeypatch.setattr(smooth, "BLOCK_ROWS", 256)
+    X, y = _one_hot_problem()
+    D = Design(X, y, sparse_mode=layout == "sparse", compress=layout == "compressed")
+    assert len(D.blocks()) > 1
+    A = X * y[:, None]
+    W = np.random.default_rng(5).normal(size=(X.shape[1], 3))
+    for loss in (Logistic(), Huber(0.5), SmoothedHinge(0.5)):
+        F, G = D.loss_gradient(loss, W)
+        Z = A @ W
+        assert np.allclose(F, loss.value(Z).mean(axis=0), rtol=1e-13)
+        assert np.allclose(G, A.T @ loss.derivative(Z) / len(y), rtol=1e-12, atol=1e-15)
+        F1, G1 = D.loss_gradient(loss, W[:, 0])
+        assert np.allclose(G1, G[:, 0], rtol=1e-13, atol=1e-16) and F1 == pytest.approx(F[0], rel=1e-14)
+    assert np.allclose(D.rmatvec(D.weighted(D.matvec(W[:, 0]))), A.T @ (A @ W[:, 0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss", [Logistic(), Huber(0.5), SmoothedHinge(0.5)])
+@pytest.mark.parametrize("layout", ["dense", "sparse", "compressed"])
+def test_certified_solve_meets_its_target_and_agrees_with_newton(loss, layout):
+    """certified_solve stops at a certified ||grad|| <= target, and its point is within the two certificates of an
+    independent Newton solve of the same perturbed problem (one-hot rows with duplicates; CSR; merged rows)."""
+    from dpkernels.solvers.certify import certified_solve
+    from dpkernels.solvers.smooth import Design
+
+    X, y = _one_hot_problem()
+    lam = 1e-3
+    b = np.random.default_rng(6).normal(size=X.shape[1]) * 40
+    D = Design(X, y, sparse_mode=layout == "sparse", compress=layout == "compressed")
+    sol = certified_solve(D, loss, lam, b / len(y), 1e-11, 1.0)
+    assert sol.certified and sol.certificate <= 1e-11
+    ref = solve_smooth_erm(X, y, loss, lam, b=b, gtol=1e-12)
+    assert np.linalg.norm(sol.coef - ref.coef) <= (sol.certificate + ref.grad_norm * (1 + 1e-6)) / lam + 1e-12
+
+
+def test_certified_solve_starts_from_a_subsample_at_scale_and_in_high_dimension():
+    """Designs of at least MULTILEVEL_ROWS rows are first solved on every 16th row (fewer passes over every row than
+    from 0); d > rows preconditions through the Woodbury form (no d x d Hessian)."""
+    from dpkernels.solvers import certify
+    from dpkernels.solvers.smooth import Design
+
+    rng = np.random.default_rng(7)
+    n, d = certify.MULTILEVEL_ROWS + 5000, 20
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    D, lin = Design(X, y), rng.normal(size=d) * 1e-3
+    multi = certify.certified_solve(D, Logistic(), 1e-4, lin, 1e-11, 1.0)
+    cold = certify.certified_solve(D, Logistic(), 1e-4, lin, 1e-11, 1.0, w0=np.zeros(d))
+    assert multi.certified and cold.certified and multi.n_subsample_evaluations > 0
+    assert multi.n_evaluations < cold.n_evaluations
+    Xh = rng.normal(size=(100, 3000))
+    Xh /= np.linalg.norm(Xh, axis=1)[:, None]
+    high = certify.certified_solve(Design(Xh, np.sign(Xh[:, 0] + 1e-3)), Logistic(), 1e-2, np.zeros(3000), 1e-10, 1.0)
+    assert high.certified
+
+
+def test_sampled_hessian_preconditions_like_the_hessian():
+    """The float32 Hessian of a systematic row sample, reweighted to the total, is within a few percent of the full
+    Hessian in the preconditioned norm (|| H_s^{-1} H - I || small) on rows in random order."""
+    from scipy.linalg import cho_solve
+
+    from dpkernels.solvers.smooth import Design, _curvature
+
+    rng = np.random.default_rng(8)
+    n, d, lam = 200_000, 10, 1e-4
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    D, w = Design(X, y), rng.normal(size=d)
+    fac = D.sampled_hessian_factor(Logistic(), w, lam, 20_000)
+    H = D.hessian(_curvature(Logistic(), D.matvec(w)), lam)
+    assert np.linalg.norm(cho_solve(fac.chol, H) - np.eye(d), 2) < 0.1

@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "UtilityWarning": "dpkernels._validation",
     "SecretKey": "dpkernels._validation",
     "nonprivate_diagnostics": "dpkernels._validation",
+    "LargeDeltaWarning": "dpkernels.argmin_release",
     **{name: "dpkernels.mechanisms" for name in (
         "Guarantee",
         "PrivateSVM",
@@ -112,6 +113,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         nonprivate_diagnostics,
     )
     from dpkernels.feature_maps import AdultFeatures, KDDCup99Features, SatimageFeatures, ShuttleFeatures
+    from dpkernels.argmin_release import LargeDeltaWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
         CalibrationWarning,

@@ -34,7 +34,7 @@ rho in (0, Lambda r].  Neighbouring relation: replace-one (m fixed).  The labels
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,7 @@ __all__ = [
     "noisy_projected_gd",
     "rho_hinge_loss",
     "project_rows",
+    "compress_rows",
     "grid_cover",
 ]
 
@@ -86,6 +87,8 @@ _FLOAT_REL = 2.0**-40
 _DENSE_JL_BYTES = 1 << 28
 #: Largest cover Algorithm 1 enumerates.
 MAX_COVER = 2_000_000
+#: Rows per block of the feature map and JL projection in Algorithms 2-3 (:func:`compress_rows`).
+COMPRESS_BLOCK_ROWS = 8192
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,6 +123,21 @@ def project_rows(Z: Array, radius: float) -> Array:
     nrm = row_norms(Z)
     scale = np.minimum(1.0, radius / np.maximum(nrm, np.finfo(float).tiny))
     return Z * scale[:, None]
+
+
+def compress_rows(X: Array, projection: Any, radius: float, features: Callable[[Array], Array] | None = None) -> Array:
+    """Algorithm 2's steps 1-3 on every row: z_i = Pi_{B^k(radius)}(Phi v_i) with v_i = ``features`` (x_i) (default
+    x_i) and Phi the fitted JL transform ``projection``, into one (m, k) array, block by block (``COMPRESS_BLOCK_ROWS``,
+    at most 1/64 of the rows): the feature matrix (m x 2D for Algorithm 3) and the unprojected images never exist
+    whole, so the fit's memory is the training matrix, Z and a few blocks.  Each row is computed exactly as on the
+    whole matrix, up to the summation order BLAS chooses for a block's products."""
+    m = X.shape[0]
+    Z = np.empty((m, int(projection.n_components)))
+    step = max(256, min(COMPRESS_BLOCK_ROWS, -(-m // 64)))
+    for a in range(0, m, step):
+        V = X[a:a + step] if features is None else features(X[a:a + step])
+        Z[a:a + step] = project_rows(projection.transform(V), radius)
+    return Z
 
 
 def rho_hinge_loss(Z: Array, y: Array, W: Array, rho: float) -> Array:
@@ -311,15 +329,17 @@ class _Algorithm2(_MarginBase):
             k = _check_int(self.n_components, "n_components")
         return epsilon, delta, Lambda, rho, k
 
-    def _fit_compressed(self, X: Array, y: Array, r: float, public: np.random.Generator, rng: np.random.Generator
-                        ) -> tuple[Array, Any, MarginState]:
-        """The JL map from ``public`` (data-independent), the noisy steps from ``rng``."""
-        m, d = X.shape
+    def _fit_compressed(self, X: Array, y: Array, r: float, public: np.random.Generator, rng: np.random.Generator,
+                        features: Callable[[Array], Array] | None = None) -> tuple[Array, Any, MarginState]:
+        """The JL map from ``public`` (data-independent), the noisy steps from ``rng``; the rows are ``features`` (X)
+        (default: X itself), computed, mapped and projected block by block (:func:`compress_rows`)."""
+        m = X.shape[0]
+        d = X.shape[1] if features is None else features(X[:1]).shape[1]
         epsilon, delta, Lambda, rho, k = self._settings(m, r)
         if self.projection not in ("auto", "srht", "rademacher", "gaussian", "sparse"):
             raise ValueError(f"projection must be 'auto', 'srht', 'rademacher', 'gaussian' or 'sparse', got {self.projection!r}")
-        proj = _projection(self.projection, k, d, public).fit(X[:1])  # data-independent: only the dimension is read
-        Z = project_rows(proj.transform(X), 2.0 * r)
+        proj = _projection(self.projection, k, d, public).fit(np.zeros((1, d)))  # data-independent: the dimension only
+        Z = compress_rows(X, proj, 2.0 * r, features)
         L = B.rho_hinge_lipschitz(2.0 * r, rho)
         sens = gradient_sensitivity(L, m)
         s1 = gaussian_sigma(epsilon, delta, 1.0)
@@ -700,7 +720,7 @@ class PrivateKernelMarginClassifier(_Algorithm2):
         rff = RandomFourierFeatures(self.kernel, self.sigma, D, random_state=public).fit(X[:1])
         self.frequencies_ = rff.frequencies_
         self.data_norm_ = r
-        w, proj, state = self._fit_compressed(self._features(X), ypm, r, public, self._noise_rng(X, ypm))
+        w, proj, state = self._fit_compressed(X, ypm, r, public, self._noise_rng(X, ypm), features=self._features)
         self.coef_ = proj.adjoint(w)
         self.n_frequencies_theorem_ = B.algorithm_3_D(X.shape[0], beta)
         if self.keep_nonprivate:

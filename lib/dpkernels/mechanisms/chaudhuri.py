@@ -29,29 +29,33 @@ as a :class:`~dpkernels.solvers.smooth.Design` and what :meth:`sample_releases` 
 Floating point.  Output perturbation releases through :func:`~dpkernels.mechanisms.base.noise_release`:
 ``noise="lattice"`` (default) is the exact rounding of the continuous mechanism f* + b to a public grid
 (:mod:`dpkernels.lattice`), so Theorem 6 holds for the released doubles; ``noise="continuous"`` is the paper's
-float sampler, kept to reproduce the paper and warned about.  Objective perturbation's noise vector b is drawn
-the same way (exactly rounded to a grid of 2^-16 of its scale), but its release is a float64 solve certified
-to within ``solver_tol`` x the sensitivity of the exact minimiser: no finite-precision proof covers an argmin
-(as for every implementation we know of), and the guarantee says so.
+float sampler, kept to reproduce the paper and warned about.  Objective perturbation's release
+(:mod:`dpkernels.argmin_release`) is the float64 minimiser for an exactly drawn noise vector, certified in floating
+point to a public gradient target, plus a small smoothing noise, exactly rounded to a public grid: the certified
+error moves the smoothed release's density by a factor paid for by a share of the noise budget (Theorem 9's epsilon
+holds), and delta is e^eps times the probability that the noise exceeds its 1 - 2^-100 quantile.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from dpkernels import lattice
-from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release, shifted_grid_round
+from dpkernels.argmin_release import ArgminReleasePlan, LargeDeltaWarning, plan_argmin_release
 from dpkernels._validation import (
+    MAX_ABS_INPUT,
     check_epsilon,
     noise_dominance,
     check_finite_array,
@@ -76,7 +80,7 @@ from dpkernels.mechanisms.base import (
 from dpkernels.noise import gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution
-from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
+from dpkernels.solvers.certify import certified_gradient, certified_solve
 from dpkernels.solvers.smooth import Design, _curvature, solve_smooth_erm_batch
 
 __all__ = [
@@ -135,48 +139,51 @@ def objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: 
 
 
 def _polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array) -> Array:
-    """One Newton step with the exact float64 Hessian at w, from the tree-summed gradient (the end game of a
-    certified solve, when L-BFGS stops above the float64 target)."""
-    G, _ = gradient_with_bound(design, loss, lam, lin[:, None], w[:, None])
+    """One Newton step with the exact float64 Hessian at w (the end game of a solve that stopped above the target)."""
+    _, G_data = design.loss_gradient(loss, w, value=False)
     curv = _curvature(loss, design.matvec(w))
-    factor = design.hessian_factor(curv, lam)
-    return w - factor.solve(G[:, 0])
+    return w - design.hessian_factor(curv, lam).solve(G_data + lam * w + lin)
 
 
 def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
                                m: int, random_state: object, *, data_norm: float, center: Array | None = None
                                ) -> tuple[Array, ArgminReleasePlan]:
-    """``m`` floating-point-safe releases of Algorithm 2 (:mod:`dpkernels.argmin_release`): noise enclosures
-    (:func:`dpkernels.lattice.gamma_norm_enclosure`), one batched solve, a rigorous certificate per draw to the public
-    gradient target (a Newton polish where L-BFGS stopped above it; ``RuntimeError`` if a draw still cannot be
-    certified), and rounding to the public grid with fresh uniform offsets.  Returns the releases (m, d) and the plan
-    (its ``delta(eps)`` is the guarantee's delta)."""
+    """``m`` floating-point-safe releases of Algorithm 2 (:mod:`dpkernels.argmin_release`): noise enclosures at the
+    plan's rate beta_r, a solve per draw certified to the public gradient target, the smoothing noise and the exact
+    rounding to the public grid (:func:`dpkernels.lattice.gamma_norm_lattice`).
+
+    One draw is solved by :func:`~dpkernels.solvers.certify.certified_solve` (from ``center``, or its multilevel start
+    when ``center`` is None); several together by :func:`~dpkernels.solvers.smooth.solve_smooth_erm_batch` from
+    ``center``, then certified (:func:`~dpkernels.solvers.certify.certified_gradient`), with a Newton polish where a
+    draw stopped above the target.  ``RuntimeError`` if a draw still cannot be certified (the message names only
+    public constants).  The rows of ``design`` must satisfy ||x_i|| <= ``data_norm`` (1 + ``NORM_RTOL``).  Returns the
+    releases (m, d) and the plan (its ``delta(eps)`` is the guarantee's delta)."""
     rng = check_random_state(random_state)
     lam = Lambda + params.Delta
     n, d = design.n_examples, design.d
     plan = plan_argmin_release(n, d, data_norm, loss, lam, params.beta)
-    mid, rad = lattice.gamma_norm_enclosure(int(m), d, params.beta, rng)
-    b_upper = np.linalg.norm(mid, axis=1) + np.linalg.norm(rad, axis=1)  # >= ||b*||
-    if np.any(np.linalg.norm(rad, axis=1) > plan.radius_target(b_upper)):  # data-independent, never seen
-        raise RuntimeError("the noise enclosure is wider than its public bound: refit")
-    target = plan.gradient_target(b_upper)
-    sol = solve_smooth_erm_batch(design, None, loss, lam, mid, center=center, gtol=float(target.min()) / 4.0)
-    W = sol.coef.T.copy()  # (d, m)
-    Lin = mid.T / n  # the quotients the solver used
-    cert = certified_gradient_norm(design, loss, lam, Lin, W)
+    mid, rad = lattice.gamma_norm_enclosure(int(m), d, plan.beta_release, rng)
+    radius = np.linalg.norm(rad, axis=1)
+    plan.check_noise(np.linalg.norm(mid, axis=1) + radius, radius)
+    Lin = mid.T / n  # the quotients the solver uses (the certificate covers their rounding)
+    target = plan.gradient_target
+    if int(m) == 1:
+        sol = certified_solve(design, loss, lam, Lin[:, 0], target, data_norm, w0=center)
+        W, cert = sol.coef[:, None].copy(), np.array([sol.certificate])
+    else:
+        W = solve_smooth_erm_batch(design, None, loss, lam, mid, center=center, gtol=target / 4.0).coef.T.copy()
+        _, cert = certified_gradient(design, loss, lam, Lin, W, data_norm)
     for _ in range(3):
-        bad = np.flatnonzero(cert > target)
+        bad = np.flatnonzero(~(cert <= target))
         if bad.size == 0:
             break
         for k in bad:
             W[:, k] = _polish(design, loss, lam, Lin[:, k], W[:, k])
-        cert[bad] = certified_gradient_norm(design, loss, lam, Lin[:, bad], W[:, bad])
-    if np.any(cert > target):
-        k = int(np.argmax(cert / target))
-        raise RuntimeError(
-            f"the solve could not be certified to the public float64 target ||grad|| <= {target[k]:.3g} (certified "
-            f"{cert[k]:.3g}); refusing to release")
-    return shifted_grid_round(W.T, plan.grid, rng), plan
+        _, cert[bad] = certified_gradient(design, loss, lam, Lin[:, bad], W[:, bad], data_norm)
+    if not np.all(cert <= target):
+        raise RuntimeError(f"the solve could not be certified to the public float64 target ||grad|| <= {target:.3g}; "
+                           "refusing to release")
+    return lattice.gamma_norm_lattice(W.T, 1.0 / plan.smoothing_scale, rng, grid=plan.grid), plan
 
 
 def _solution_bound(loss: MarginLoss, lam: float) -> float:
@@ -184,14 +191,23 @@ def _solution_bound(loss: MarginLoss, lam: float) -> float:
     return math.sqrt(2.0 * float(np.asarray(loss.value(np.zeros(1)))[0]) / lam)
 
 
-def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None
-                ) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
-    """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}."""
+def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: Sequence[Any] | None, *,
+                finite: bool = True) -> tuple[Array, NDArray[Any], NDArray[np.float64]]:
+    """Validated X (dense float64; sparse input is densified), the public label set and labels in {-1, +1}.
+
+    ``finite=False`` leaves the check for NaN, infinity and entries beyond ``MAX_ABS_INPUT`` to the caller
+    (:func:`_finite_row_norms`, which reads the rows once for it and for their norms)."""
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
-    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True)
-    X = check_finite_array(X)
+    X = validate_data(est, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, reset=True,
+                      ensure_all_finite=finite)
+    X = check_finite_array(X) if finite else (X.toarray() if sparse.issparse(X) else X)
     y = column_or_1d(y, warn=True)
+    if classes is None and y.dtype.kind in "biuf" and bool(np.all((y == 1) | (y == -1))):
+        # the papers' convention, data-independent: resolve_classes's answer for these labels, without its three passes
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        return X, np.array([-1, 1]), y.astype(np.float64)
     if classes is None or (isinstance(classes, str) and classes == "data"):
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
@@ -200,6 +216,18 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
             raise ValueError("Only binary classification is supported. The type of the target is multiclass.")
     cls, idx = resolve_classes(y, classes, binary=True, n_samples=X.shape[0])
     return X, cls, np.where(idx == 1, 1.0, -1.0)
+
+
+def _finite_row_norms(X: Array) -> Array:
+    """The rows' L2 norms, refusing non-finite inputs and entries beyond ``MAX_ABS_INPUT`` (by
+    :func:`~dpkernels._validation.check_finite_array`'s rules) from the norms alone: every |x_ij| <= ||x_i||, so finite
+    norms at most ``MAX_ABS_INPUT`` clear every entry; otherwise the entries are checked one by one."""
+    from sklearn.utils.extmath import row_norms
+
+    norms = row_norms(X)
+    if not (np.all(np.isfinite(norms)) and float(norms.max(initial=0.0)) <= MAX_ABS_INPUT):
+        check_finite_array(X)
+    return norms
 
 
 def _predict_inputs(est: BaseEstimator, X: ArrayLike) -> Array:
@@ -276,6 +304,8 @@ class _ChaudhuriERM(_ReleaseClassifier):
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_")
     #: Which of Theorems 15 (output) and 18 (objective) sets ``alpha="auto"`` (:func:`dpkernels.defaults.chaudhuri_lambda`).
     _rule_algorithm: ClassVar[str] = "objective"
+    #: The solver's Design: ``"auto"`` (CSR for mostly-zero rows) or dense (False).
+    _sparse_design: ClassVar[str | bool] = "auto"
 
     def __init__(self, *, epsilon: float = 1.0, alpha: float | str = "auto", loss: str = "logistic", h: float = 0.5,
                  data_norm: float = 1.0, clip: bool = False, fit_intercept: bool = False, intercept_scaling: float = 1.0,
@@ -300,7 +330,8 @@ class _ChaudhuriERM(_ReleaseClassifier):
 
     # validation ------------------------------------------------------------------------------
     def _prepare(self, X: ArrayLike, y: ArrayLike) -> tuple[Design, MarginLoss, float, float, float, np.random.Generator]:
-        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes)
+        X, self.classes_, ypm = _fit_inputs(self, X, y, self.classes, finite=False)
+        norms = _finite_row_norms(X)
         epsilon = check_epsilon(self.epsilon)
         R = check_positive(self.data_norm, "data_norm")
         check_positive(self.solver_tol, "solver_tol")
@@ -309,13 +340,13 @@ class _ChaudhuriERM(_ReleaseClassifier):
         loss = make_loss(self.loss, self.h)
         check_noise(self.noise)
         rng = self._noise_rng(X, ypm)
-        X = check_row_norms(X, R, clip=self.clip, what=f"row L2 norms ||x|| (data_norm = {R:g})")
+        X = check_row_norms(X, R, clip=self.clip, what=f"row L2 norms ||x|| (data_norm = {R:g})", norms=norms)
         if self.fit_intercept:
             s = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
             R = math.sqrt(R * R + s * s)
         self.alpha_ = Lambda = self._resolve_alpha(X.shape[0], X.shape[1], epsilon, R)
-        return Design(X, ypm), loss, epsilon, Lambda, R, rng
+        return Design(X, ypm, sparse_mode=self._sparse_design), loss, epsilon, Lambda, R, rng
 
     def _resolve_alpha(self, n: int, d: int, epsilon: float, R: float) -> float:
         """``alpha``, or for ``"auto"`` the public rule of :func:`dpkernels.defaults.chaudhuri_lambda` (Theorem 15 or
@@ -627,7 +658,7 @@ class ObjectivePerturbation(_ChaudhuriERM):
     params_ : ObjectivePerturbationParameters
         Theorem 9's eps', Delta, beta and branch (public constants).
     release_grid_ : float or None
-        The spacing of the public grid the release is rounded to (``noise="lattice"``), else None.
+        The spacing of the public grid the smoothed minimiser is exactly rounded to (``noise="lattice"``), else None.
     noise_to_solution_ : float
         The noise's expected effect d / (beta n (Lambda + Delta)) over the largest norm the unperturbed minimiser
         can have (both public); above 1 a :class:`~dpkernels.UtilityWarning` says the release may be mostly noise.
@@ -651,10 +682,12 @@ class ObjectivePerturbation(_ChaudhuriERM):
     -----
     Privacy: (eps_p, delta)-differential privacy for the replace-one neighbouring relation (Definition 2;
     Definition 3 for the Huber loss), Theorem 9 with Corollaries 11-13.  delta comes from floating point only:
-    with ``noise="lattice"`` (the default) the noise b is an exact draw enclosed in floating point, the solve is
-    certified to a public gradient target and the minimiser is rounded to a public grid with a uniform random offset
-    (:mod:`dpkernels.argmin_release`); the release then differs from the rounded exact mechanism with probability at
-    most delta0, so delta = (1 + e^eps_p) delta0 (about 1e-9 to 1e-6, stated in ``guarantee_.delta``).  With
+    with ``noise="lattice"`` (the default) the noise b is an exact draw (at a rate beta_r just below Theorem 9's beta)
+    enclosed in floating point, the solve is certified to a public gradient target, and the minimiser plus a smoothing
+    noise of density ~ exp(-||v|| / s) is exactly rounded to a public grid (:mod:`dpkernels.argmin_release`): the
+    certified error eta moves the smoothed release's density by at most e^(2 eta / s), paid for by the noise
+    budget beta - beta_r, so eps_p holds, and delta = e^eps_p x the probability that the noise exceeds its 1 - 2^-100
+    quantile (then the fit refuses, data-independently): about 1e-30 to 1e-26, stated in ``guarantee_.delta``.  With
     ``noise="continuous"`` (the paper's sampler and a float64 solve) the stated delta is 0 but the release is NOT
     floating-point safe: the float64 argmin identifies the data set it was computed from (for reproducing the
     paper only).  Released: ``coef_`` and ``intercept_`` (with the public constants above).  Assumptions: the labels
@@ -680,6 +713,9 @@ class ObjectivePerturbation(_ChaudhuriERM):
     >>> published = clf.release()  # no seed, no non-private state
     """
 
+    #: One certified solve of about ten passes: converting the (already dense) rows to CSR costs more than its cheaper
+    #: passes save (KDDCup99's one-hot rows, 15% non-zero: 1.6-1.8 s against 0.65-0.8 s dense at 484,000 x 87).
+    _sparse_design = False
     _release_attributes: ClassVar[tuple[str, ...]] = ("coef_", "intercept_", "alpha_", "params_", "release_grid_",
                                                       "noise_to_solution_")
     _numerics: ClassVar[tuple[str, ...]] = ("exp",)  # the certified argmin (dpkernels.solvers.certify)
@@ -703,20 +739,26 @@ class ObjectivePerturbation(_ChaudhuriERM):
         n, d = design.shape
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
         w0 = self._init(d)
-        center = np.zeros(d) if w0 is None else w0
         if self.noise == "lattice":
-            f_all, plan = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=center)
-            f, delta = f_all[0], plan.delta(epsilon)
+            f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
+            plan = plan_argmin_release(n, d, R, loss, Lambda + params.Delta, params.beta)  # public: the fit's own plan
+            delta = plan.delta(epsilon)
             self.release_grid_ = plan.grid
-            fp_note = (f"floating-point safe: the certified float64 minimiser (||grad|| <= {plan.gradient_targets[0]:.3g} "
-                       "for a median noise draw) "
-                       f"rounded to the public grid {plan.grid:.6g} with a uniform random offset; it differs from the "
-                       f"rounded exact minimiser with probability <= {plan.delta0:.3g} (dpkernels.argmin_release), "
-                       f"hence delta = (1 + e^eps) x that")
+            fp_note = (f"floating-point safe (dpkernels.argmin_release): the float64 minimiser for noise drawn at "
+                       f"beta_r = {plan.beta_release:.6g} (Theorem 9's beta less eps_fp / (2R), eps_fp = "
+                       f"{plan.epsilon_fp:.3g}), certified to ||grad|| <= {plan.gradient_target:.3g} (within "
+                       f"eta = {plan.eta:.3g} of the exact minimiser), plus noise of density ~ exp(-||v|| / s), "
+                       f"s = {plan.smoothing_scale:.3g}, exactly rounded to the public grid {plan.grid:.3g}: the "
+                       "certified error moves the smoothed release's density by at most e^(2 eta / s) <= e^eps_fp, "
+                       "so Theorem 9's epsilon holds; delta = e^eps x the probability that the noise exceeds its "
+                       "1 - 2^-100 quantile (the fit then refuses)")
+            if delta > 1.0 / n:
+                warnings.warn(f"the floating-point-safe release states delta = {delta:.3g}, above 1/n = {1.0 / n:.3g} "
+                              f"(epsilon = {epsilon:g}, n = {n}: public constants)", LargeDeltaWarning, stacklevel=2)
         else:
             unit = unit_gamma_noise(1, d, self.noise, rng)
             f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
-                                   center=center, tol=self.tol)[0]
+                                   center=np.zeros(d) if w0 is None else w0, tol=self.tol)[0]
             delta, fp_note = 0.0, ("NOT floating-point safe (noise='continuous'): the float64 argmin identifies the "
                                    "data set it was computed from; for reproducing the paper only")
             self.release_grid_ = None
@@ -848,7 +890,7 @@ class PrivateKernelERM(_ReleaseClassifier):
     Notes
     -----
     Privacy: the inner algorithm's guarantee (eps_p-DP for Algorithm 1; (eps_p, delta)-DP with a floating-point
-    delta of about 1e-9 to 1e-6 for Algorithm 2, see :class:`ObjectivePerturbation`) for the replace-one neighbouring
+    delta of about e^eps_p 2^-100 for Algorithm 2, see :class:`ObjectivePerturbation`) for the replace-one neighbouring
     relation, Theorem 22.  Released: ``coef_`` and the frequencies and phases (data-independent, so they cost no
     privacy).  Assumptions: the labels lie in the public ``classes``; the inner algorithm's assumptions with
     R = ``feature_norm_``, which holds for every input.  Publish :meth:`release`, which holds no seed and no

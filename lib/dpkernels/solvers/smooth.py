@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,7 +38,8 @@ from dpkernels._validation import check_positive
 from dpkernels.losses import Huber, Logistic, MarginLoss
 from dpkernels.solvers.common import Array, ERMSolution
 
-__all__ = ["solve_smooth_erm", "solve_smooth_erm_batch", "BatchSolution", "Design", "SMOOTH_GTOL", "blas_threads"]
+__all__ = ["solve_smooth_erm", "solve_smooth_erm_batch", "BatchSolution", "Design", "SMOOTH_GTOL", "BLOCK_ROWS",
+           "blas_threads", "tree_sum", "logistic_signed_derivative"]
 
 #: Default gradient-norm tolerance of the smooth solver (absolute, on J).
 SMOOTH_GTOL = 1e-10
@@ -60,6 +62,9 @@ REFRESH_PROGRESS = 1e-2
 SMALL_PROBLEM = 4096
 #: Rows of a subsampled (preconditioning) Hessian.
 HESSIAN_SAMPLE = 4096
+
+#: Rows per block of :meth:`Design.loss_gradient` (its certificate's float sums have at most this many terms).
+BLOCK_ROWS = 2048
 
 _CONTROLLER: ThreadpoolController | None = None
 #: Rows per block of the fused loss evaluation.
@@ -84,13 +89,14 @@ def blas_threads(flops: float) -> Iterator[None]:
 # the design matrix
 # ----------------------------------------------------------------------------------------------
 class Design:
-    """The rows (x_i, y_i) of an ERM problem, held as signed rows a_i = y_i x_i, with optional integer weights
-    (merged duplicates).
+    """The rows (x_i, y_i) of an ERM problem with labels y_i in {-1, +1} and optional integer weights (merged
+    duplicates); the problem is stated on the signed rows a_i = y_i x_i (margins A w, data gradient A' l'(A w)).
 
     ``n`` is the number of examples (the sum of the weights): J averages over it.  ``sparse``: ``"auto"`` holds X
     as CSR when at most ``SPARSE_DENSITY`` of it is non-zero.  ``compress=True`` merges rows with identical
     (x, y) into one row of weight = their count (exactly the same J; the sum runs in another order, so results
-    agree to round-off).
+    agree to round-off).  A dense float64 X is held as given, without a copy (the labels' signs are applied to the
+    margins and to the weights of the gradient's sum, which is exact): callers must not write into it.
     """
 
     def __init__(self, X: Array | sparse.spmatrix, y: Array, sample_weight: Array | None = None, *,
@@ -107,18 +113,17 @@ class Design:
             X, y, w = X[first], y[first], counts
         self.y = y
         self.weight = w  # None: every row counts once
-        X = X * y[:, None]  # signed rows a_i = y_i x_i: margins A w, data gradient A' l'(A w)
         self.shape = X.shape
-        density = np.count_nonzero(X) / max(1, X.size)
-        use_sparse = (density <= SPARSE_DENSITY and X.size >= 20_000) if sparse_mode == "auto" else bool(sparse_mode)
+        use_sparse = (X.size >= 20_000 and _density(X) <= SPARSE_DENSITY) if sparse_mode == "auto" else bool(sparse_mode)
         if use_sparse:
             self.X = sparse.csr_matrix(X)
             self.XT = self.X.T.tocsr()
         else:
-            self.X = X
+            self.X = np.ascontiguousarray(X)
             self.XT = None
         self.is_sparse = use_sparse
         self._X32: NDArray[np.float32] | None = None
+        self._blocks: list[tuple[int, int, Any]] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -130,13 +135,91 @@ class Design:
 
     def matvec(self, W: Array) -> Array:
         """The margins A @ W (a_i = y_i x_i) for W of shape (d,) or (d, K)."""
-        return self.X @ W
+        Z = self.X @ W
+        Z *= self.y if Z.ndim == 1 else self.y[:, None]
+        return Z
 
     def rmatvec(self, R: Array) -> Array:
         """A' R for R of shape (n_rows,) or (n_rows, K) (the weights are applied by the caller)."""
+        R = R * (self.y if R.ndim == 1 else self.y[:, None])
         if self.is_sparse:
             return self.XT @ R if R.ndim == 1 else (R.T @ self.X).T
         return self.X.T @ R
+
+    def signed_rows(self, rows: NDArray[np.intp] | slice | None = None) -> Array:
+        """The signed rows a_i = y_i x_i (dense; a copy), all of them or ``rows``."""
+        sel = slice(None) if rows is None else rows
+        Xr = self.X[sel]
+        Xr = Xr.toarray() if self.is_sparse else np.array(Xr)
+        return Xr * self.y[sel][:, None]
+
+    def subsample(self, step: int) -> "Design":
+        """Every ``step``-th row (with its label and weight) as a Design of its own (its n is the sum of its weights),
+        without re-validation: a systematic sample, unbiased for data in any order.  The rows are copied (1/step of
+        the design): passes over a contiguous copy take a third of the time of passes over a strided view."""
+        sub = object.__new__(Design)
+        sub.X = self.X[::step] if self.is_sparse else np.ascontiguousarray(self.X[::step])
+        sub.XT = sub.X.T.tocsr() if self.is_sparse else None
+        sub.y = self.y[::step]
+        sub.weight = None if self.weight is None else self.weight[::step]
+        sub.n_examples = float(len(sub.y) if sub.weight is None else sub.weight.sum())
+        sub.shape = sub.X.shape
+        sub.is_sparse = self.is_sparse
+        sub._X32 = None
+        sub._blocks = None
+        return sub
+
+    def blocks(self) -> list[tuple[int, int, Any]]:
+        """The rows in consecutive blocks of at most ``BLOCK_ROWS``: (start, stop, rows) with the rows a dense view or
+        a CSR slice (computed once).  The fused evaluations sum each block by BLAS and the blocks' sums in order, so
+        that every float sum has at most ``BLOCK_ROWS`` or ``ceil(n_rows / BLOCK_ROWS)`` terms."""
+        if self._blocks is None:
+            self._blocks = [(a, min(self.n_rows, a + BLOCK_ROWS), self.X[a:a + BLOCK_ROWS])
+                            for a in range(0, self.n_rows, BLOCK_ROWS)]
+        return self._blocks
+
+    def loss_gradient(self, loss: MarginLoss, W: Array, *, value: bool = True) -> tuple[Array | None, Array]:
+        """The data term of J and its gradient at the columns of W (shape (d,) or (d, K)), in one pass over the rows:
+        ((1/n) sum_i s_i l(a_i'w) or None, (1/n) sum_i s_i l'(a_i'w) a_i).
+
+        Block by block (:meth:`blocks`): margins X_b W by BLAS, the signed and weighted derivatives q_b (the logistic
+        loss without its value: :func:`logistic_signed_derivative`, from the unsigned margins; otherwise the loss's
+        value and derivative at the signed margins y_i x_i'w, times y_i), and X_b' q_b by BLAS, read while the block
+        is in cache (about half the time of the two whole-matrix products); the blocks' sums are added pairwise
+        (:func:`tree_sum`).  :mod:`dpkernels.solvers.certify` bounds the rounding error of exactly this computation.
+        """
+        one = W.ndim == 1
+        blocks = self.blocks()
+        P = np.empty((len(blocks),) + W.shape)
+        F = np.zeros(() if one else W.shape[1]) if value else None
+        signed = isinstance(loss, Logistic) and not value
+        positive = (self.y > 0).astype(np.float64) if signed else None
+        buffer = None if self.is_sparse else np.empty((min(self.n_rows, BLOCK_ROWS),) + W.shape[1:])
+        with np.errstate(over="ignore"):  # e^{-z} overflows where sigma(z) < 2^-1020 (logistic_signed_derivative)
+            for k, (a, b, Xb) in enumerate(blocks):
+                Z = Xb @ W if buffer is None else np.matmul(Xb, W, out=buffer[: b - a])
+                yb = self.y[a:b] if one else self.y[a:b, None]
+                if signed:
+                    der = logistic_signed_derivative(Z, positive[a:b] if one else positive[a:b, None])
+                else:
+                    Z *= yb
+                    val, der = _loss_parts(loss, Z, value)
+                    der *= yb
+                if self.weight is not None:
+                    sb = self.weight[a:b] if one else self.weight[a:b, None]
+                    der *= sb
+                    if value:
+                        val *= sb
+                if buffer is None:
+                    P[k] = Xb.T @ der
+                else:
+                    np.matmul(Xb.T, der, out=P[k])
+                if value:
+                    F += val.sum(axis=0)
+        G = tree_sum(P) / self.n_examples
+        if value:
+            F /= self.n_examples
+        return F, G
 
     def weighted(self, R: Array) -> Array:
         if self.weight is None:
@@ -187,6 +270,30 @@ class Design:
             act = rows[act]
         return act, scale
 
+    def sampled_hessian_factor(self, loss: MarginLoss, w: Array, lam: float, rows: int) -> "HessianFactor":
+        """The factored Hessian at w of a systematic sample of about ``rows`` rows (every k-th row), reweighted to the
+        total (an unbiased estimate: a preconditioner).  Dense rows are scaled and accumulated in float32 (half the
+        time; the preconditioner tolerates its 1e-7 relative error), falling back to float64 where that factor fails;
+        sparse rows and samples with fewer curved rows than coordinates go through :meth:`hessian_factor`."""
+        step = max(1, self.n_rows // max(1, int(rows)))
+        Xs = self.X[::step]
+        z = Xs @ w
+        z *= self.y[::step]
+        curv = _curvature(loss, z)
+        sw = None if self.weight is None else self.weight[::step]
+        scale = (curv if sw is None else curv * sw) / (len(z) if sw is None else float(sw.sum()))
+        sample = np.arange(0, self.n_rows, step)
+        if self.is_sparse or np.count_nonzero(scale) < self.d:
+            return self.hessian_factor(curv, lam, rows=sample)
+        A = np.empty(Xs.shape, dtype=np.float32)
+        np.multiply(Xs, np.sqrt(scale)[:, None], out=A, casting="same_kind")  # scaled and rounded in one pass
+        H = (A.T @ A).astype(np.float64)
+        H[np.diag_indices(self.d)] += lam
+        try:
+            return HessianFactor(cho_factor(H), None, lam)
+        except LinAlgError:
+            return self.hessian_factor(curv, lam, rows=sample)
+
     def hessian_factor(self, curv: Array, lam: float, rows: NDArray[np.intp] | None = None) -> "HessianFactor":
         """A factorisation of :meth:`hessian` (same arguments) for preconditioning: the d x d Cholesky factor when
         the active rows are at least d, else the Woodbury form, which never forms the d x d matrix."""
@@ -231,6 +338,31 @@ def _distinct_rows(M: Array) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return first, inverse.ravel()
 
 
+def tree_sum(P: Array) -> Array:
+    """The sum of ``P`` along its first axis by a balanced binary tree of float additions, in place (``P`` is
+    overwritten): level by level, entry i is added to entry i + half; an odd last entry moves down.  A tree over N
+    terms has height ceil(log2 N): each sum errs by at most gamma_height times the sum of the terms' magnitudes."""
+    m = P.shape[0]
+    while m > 1:
+        half = m // 2
+        P[:half] += P[half:2 * half]
+        if m % 2:
+            P[half] = P[2 * half]
+        m = half + (m % 2)
+    return P[0].copy()
+
+
+def _density(X: Array) -> float:
+    """The share of non-zero entries; a large matrix whose systematic sample of 4,096 rows is clearly dense (twice
+    ``SPARSE_DENSITY``) is not counted in full."""
+    if X.shape[0] > 2 * HESSIAN_SAMPLE:
+        probe = X[:: X.shape[0] // HESSIAN_SAMPLE]
+        share = np.count_nonzero(probe) / max(1, probe.size)
+        if share > 2.0 * SPARSE_DENSITY:
+            return share
+    return np.count_nonzero(X) / max(1, X.size)
+
+
 def _as_design(X: Array | Design, y: Array | None) -> Design:
     if isinstance(X, Design):
         return X
@@ -250,6 +382,20 @@ def _loss_parts(loss: MarginLoss, z: Array, value: bool = True) -> tuple[Array |
     if isinstance(loss, Huber):
         return _huber_parts(z, loss.h, value)
     return (loss.value(z) if value else None), loss.derivative(z)
+
+
+def logistic_signed_derivative(Z: Array, positive: Array) -> Array:
+    """y l'(y z) for the logistic loss from the unsigned margins Z = x'w and ``positive`` = (1 + y) / 2, in place:
+    y l'(y z) = -y / (1 + e^{y z}) = sigma(z) - (1 + y) / 2 with sigma(z) = 1 / (1 + e^{-z}) (four ufuncs on the block,
+    no sign products).  Its rounding (:func:`dpkernels.solvers.certify.derivative_rounding`): e^{-z} within
+    ``EXP_REL`` (or infinite when sigma(z) < 2^-1020, then sigma = 0), 1 + e and 1 / (1 + e) each within u relative,
+    and the subtraction of 0 or 1 within u of its result (exact by Sterbenz's lemma where sigma >= 1/2)."""
+    np.negative(Z, out=Z)
+    np.exp(Z, out=Z)  # inf where sigma(z) < 2^-1020 (the caller silences the overflow warning)
+    Z += 1.0
+    np.reciprocal(Z, out=Z)
+    Z -= positive
+    return Z
 
 
 def _huber_parts(z: Array, h: float, value: bool) -> tuple[Array | None, Array]:
@@ -596,7 +742,7 @@ def _small_batch(D: Design, loss: MarginLoss, lam: float, Lin: Array, center: Ar
                  max_iter: int) -> BatchSolution:
     """Tiny problems (audits: a few rows and coordinates, 10^4-10^6 draws): Newton for every draw at once, with
     its own exact Hessian (an einsum over rows), batched solves and a vectorised Armijo search."""
-    A = D.X
+    A = D.signed_rows()
     n, d, K = D.n_examples, D.d, Lin.shape[1]
     w = np.ones(D.n_rows) if D.weight is None else D.weight
 
