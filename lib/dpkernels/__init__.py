@@ -17,6 +17,9 @@ Hall et al.            :func:`gaussian_mechanism`, :class:`GaussianProcessReleas
 Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMarginClassifier`,
                        :class:`ExponentialMarginClassifier`, :class:`PrivateMarginSelection`
 Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
+gradient methods       :class:`NoisyGradientDescent`, :class:`DPSGD`, :class:`ApproximateMinimaPerturbation`,
+                       :class:`OutputPerturbedSGD` (Bassily et al. 2014, Abadi et al. 2016, Iyengar et al. 2019, Wu et al.
+                       2017: the field's later methods, on the original features)
 multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
 feature maps           :class:`RandomFourierFeatures`, :class:`RademacherJL`, :class:`GaussianJL`, :class:`SparseJL`,
                        :class:`SRHT`, :class:`PublicBoundsScaler` (public bounds: rows into the ball ``data_norm``)
@@ -70,6 +73,10 @@ _EXPORTS: dict[str, str] = {
         "PrivateSVDD",
         "EquilibriumPointClassifier",
         "PrivateOneVsRest",
+        "NoisyGradientDescent",
+        "DPSGD",
+        "ApproximateMinimaPerturbation",
+        "OutputPerturbedSGD",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
     "PublicBoundsScaler": "dpkernels.preprocessing",
@@ -92,13 +99,17 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
     from dpkernels._validation import ClippingWarning, PrivacyLeakWarning, UnsafeNoiseWarning, UtilityWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
+        DPSGD,
+        ApproximateMinimaPerturbation,
         CalibrationWarning,
         EquilibriumPointClassifier,
         ExponentialMarginClassifier,
         GaussianProcessRelease,
         Guarantee,
+        NoisyGradientDescent,
         ObjectivePerturbation,
         OutputPerturbation,
+        OutputPerturbedSGD,
         PrivateKDE,
         PrivateKernelERM,
         PrivateKernelMachine,
