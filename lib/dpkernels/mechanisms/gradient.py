@@ -101,6 +101,7 @@ __all__ = [
     "dp_sgd_record_bound",
     "dp_sgd_epsilon",
     "calibrate_dp_sgd",
+    "accounting_discretization",
     "poisson_rate",
     "AMPCalibration",
     "amp_calibration",
@@ -214,6 +215,13 @@ def _dp_sgd_event(noise_multiplier: float, sampling_rate: float, n_iter: int) ->
         dp_accounting.PoissonSampledDpEvent(sampling_rate, dp_accounting.GaussianDpEvent(noise_multiplier)), int(n_iter))
 
 
+def accounting_discretization(epsilon: float) -> float:
+    """The privacy-loss discretisation the DP-SGD accounting uses at a target ``epsilon``: epsilon / 1000, within
+    [1e-5, 1e-2] (pessimistic rounding: the result is an upper bound whatever the interval; a finer one is tighter and
+    slower)."""
+    return min(1e-2, max(1e-5, 1e-3 * float(epsilon)))
+
+
 def dp_sgd_epsilon(noise_multiplier: float, sampling_rate: float, n_iter: int, delta: float, *,
                    relation: str = "replace", discretization: float = 1e-4) -> float:
     """Epsilon at ``delta`` of ``n_iter`` Poisson-subsampled Gaussian steps (dp-accounting's privacy-loss
@@ -242,11 +250,12 @@ def calibrate_dp_sgd(epsilon: float, delta: float, sampling_rate: float, n_iter:
                      relation: str = "replace") -> float:
     """The smallest noise multiplier (to 0.1% relative) whose :func:`dp_sgd_epsilon` at ``delta`` is at most
     ``epsilon``: a bracket from a classical-Gaussian guess, then bisection in log z; the returned z meets the budget
-    (every evaluation is a fresh dp-accounting accountant).  A function of public parameters only (cached)."""
+    (every evaluation is a fresh dp-accounting accountant, discretised by :func:`accounting_discretization`).  A function of public parameters only (cached)."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    disc = accounting_discretization(epsilon)
 
     def ok(z: float) -> bool:
-        return dp_sgd_epsilon(z, sampling_rate, n_iter, delta, relation=relation) <= epsilon
+        return dp_sgd_epsilon(z, sampling_rate, n_iter, delta, relation=relation, discretization=disc) <= epsilon
 
     hi = max(0.5, math.sqrt(2.0 * math.log(1.25 / delta)) * 2.0 * sampling_rate * math.sqrt(n_iter) / epsilon)
     while not ok(hi):
@@ -594,7 +603,8 @@ class _GradientEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        return self.classes_[(self.decision_function(X) >= 0).astype(np.intp)]
+        positive = self.decision_function(X) >= 0
+        return self.classes_[positive.astype(np.intp)]
 
     def _is_logistic(self) -> bool:
         return str(self.loss) == "logistic"
@@ -960,7 +970,8 @@ class DPSGD(_GradientEstimator):
         self.noise_multiplier_ = calibrate_dp_sgd(epsilon, delta, q, T)
         record = dp_sgd_record_bound(C, d, n)
         self.noise_sigma_ = self.noise_multiplier_ * record
-        self.epsilon_accounted_ = dp_sgd_epsilon(self.noise_multiplier_, q, T, delta)
+        self.epsilon_accounted_ = dp_sgd_epsilon(self.noise_multiplier_, q, T, delta,
+                                                 discretization=accounting_discretization(epsilon))
         params = dict(alpha=alpha, clip_norm=C, sampling_rate=float(self.sampling_rate), noise_std=self.noise_sigma_,
                       learning_rate=eta, n_iter=T, schedule=self.schedule)
         w = dp_sgd_path(A, loss=loss, noise=self.noise, random_state=self._noise_rng(A), **params)[0]
