@@ -95,6 +95,10 @@ __all__ = [
     "OutputPerturbedSGD",
     "GRADIENT_LOSSES",
     "clip_bound",
+    "as_design_matrix",
+    "dp_gd_calibration",
+    "dp_sgd_calibration",
+    "output_sgd_calibration",
     "clipped_mean_gradient",
     "noisy_gd_path",
     "dp_sgd_path",
@@ -117,6 +121,8 @@ Array = NDArray[np.float64]
 _U = 2.0**-53
 #: Smooth margin losses with |l'| <= 1 the estimators accept (the hinge is not differentiable).
 GRADIENT_LOSSES = ("logistic", "huber")
+#: DP-SGD runs chains masked over all rows (rather than gathering each chain's batch) up to this many row-chain pairs.
+_MASKED_ENTRIES = 1 << 21
 #: Relative slack on a public row-norm bound: :func:`dpkernels._validation.check_row_norms` accepts rows up to
 #: 1e-9 above it; clipped rows land within a few ulps.
 _NORM_SLACK = 2e-9
@@ -145,8 +151,18 @@ def clipped_mean_gradient(A: Array, W: Array, loss: MarginLoss, clip_norm: float
     """(1/n) sum_i clip_C(l'(a_i'w) a_i) at every column w of ``W`` (shape (d, c)) for the signed rows a_i = y_i x_i;
     returns (d, c).  ``norms``: the rows' norms (computed when omitted)."""
     norms = row_norms(A) if norms is None else norms
-    _, V = _loss_parts(loss, A @ W, value=False)
-    return A.T @ _clip_factors(V, norms, clip_norm) / A.shape[0]
+    _, V = _loss_parts(loss, np.asarray(A @ W), value=False)
+    return np.asarray(A.T @ _clip_factors(V, norms, clip_norm)) / A.shape[0]
+
+
+def as_design_matrix(A: Array) -> Array | Any:
+    """``A`` as a CSR matrix when at most 30% of it is non-zero (one-hot columns: the products cost the non-zeros),
+    else unchanged.  The float64 sums then run in another order, which every sensitivity here covers (any order)."""
+    from scipy import sparse
+
+    if sparse.issparse(A) or A.size < 20_000 or np.count_nonzero(A) > 0.3 * A.size:
+        return A
+    return sparse.csr_matrix(A)
 
 
 def _per_chain(value: float | ArrayLike, c: int, name: str) -> Array:
@@ -177,6 +193,15 @@ def noisy_gd_path(A: Array, *, loss: MarginLoss, alpha: float, clip_norm: float,
         noisy = noise_release(G / sig, "gaussian", 1.0, noise=noise, random_state=rng) * sig
         W -= eta * (noisy + alpha * W)
     return W.T
+
+
+def dp_gd_calibration(epsilon: float, delta: float, clip_norm: float, n: int, d: int, n_iter: int) -> tuple[float, float]:
+    """(sigma, sensitivity) of :class:`NoisyGradientDescent`: the replace-one sensitivity of one step's clipped mean
+    gradient, 2C/n with the float64 rounding (:func:`~dpkernels.mechanisms.bassily.gradient_sensitivity` of
+    :func:`clip_bound`), and the sigma at which ``n_iter`` such steps compose to (epsilon, delta)
+    (:func:`~dpkernels.mechanisms.bassily.calibrate_noisy_gd`)."""
+    sens = gradient_sensitivity(clip_bound(clip_norm, d), int(n))
+    return calibrate_noisy_gd(epsilon, delta, sens, int(n_iter)), sens
 
 
 # ----------------------------------------------------------------------------------------------
@@ -272,6 +297,16 @@ def calibrate_dp_sgd(epsilon: float, delta: float, sampling_rate: float, n_iter:
     return hi
 
 
+def dp_sgd_calibration(epsilon: float, delta: float, sampling_rate: float, clip_norm: float, n: int, d: int,
+                       n_iter: int) -> tuple[float, float, float]:
+    """(noise multiplier z, noise standard deviation on the batch sum z C', realised inclusion probability q) of
+    :class:`DPSGD`: :func:`calibrate_dp_sgd` at the sampler's q (:func:`poisson_rate`) and the per-record bound C'
+    (:func:`dp_sgd_record_bound`)."""
+    q = poisson_rate(sampling_rate)
+    z = calibrate_dp_sgd(check_epsilon(epsilon), check_delta(delta), q, int(n_iter))
+    return z, z * dp_sgd_record_bound(clip_norm, d, n), q
+
+
 def dp_sgd_path(A: Array, *, loss: MarginLoss, alpha: float, clip_norm: float, sampling_rate: float,
                 noise_std: float | ArrayLike, learning_rate: float | ArrayLike, n_iter: int, schedule: str = "constant",
                 noise: str = "lattice", random_state: object = None, n_chains: int = 1) -> Array:
@@ -280,7 +315,8 @@ def dp_sgd_path(A: Array, *, loss: MarginLoss, alpha: float, clip_norm: float, s
     Step t: each row joins the batch independently with probability q (``sampling_rate``); S = sum over the batch of
     the clipped per-example gradients; S~ = release of S + N(0, noise_std^2 I) (``noise``: lattice by default);
     w <- w - eta_t (S~ / (q n) + alpha w), eta_t = ``learning_rate``, halved from step T/2 on when
-    ``schedule="step"`` (Yu et al. 2020, Sec. 4)."""
+    ``schedule="step"`` (Yu et al. 2020, Sec. 4).  With few rows and many chains (audits) the batch is a mask over
+    every row (an excluded row contributes an exact zero, so the sums are those of the batch alone up to order)."""
     rng = check_random_state(random_state)
     c = int(n_chains)
     n, d = A.shape
@@ -293,15 +329,21 @@ def dp_sgd_path(A: Array, *, loss: MarginLoss, alpha: float, clip_norm: float, s
     W = np.zeros((d, c))
     S = np.empty((d, c))
     T = int(n_iter)
+    # many chains on few rows (audits): every row for every chain, masked; else each chain's batch gathered
+    masked = n * c <= _MASKED_ENTRIES
     for t in range(T):
-        for k in range(c):
-            rows = np.flatnonzero(rng.random(n) < q)
-            if rows.size:
-                Ab = A[rows]
-                _, V = _loss_parts(loss, Ab @ W[:, k:k + 1], value=False)
-                S[:, k] = Ab.T @ _clip_factors(V, norms[rows], clip_norm)[:, 0]
-            else:
-                S[:, k] = 0.0
+        if masked:
+            _, V = _loss_parts(loss, np.asarray(A @ W), value=False)
+            S[:] = np.asarray(A.T @ (_clip_factors(V, norms, clip_norm) * (rng.random((n, c)) < q)))
+        else:
+            for k in range(c):
+                rows = np.flatnonzero(rng.random(n) < q)
+                if rows.size:
+                    Ab = A[rows]
+                    _, V = _loss_parts(loss, np.asarray(Ab @ W[:, k:k + 1]), value=False)
+                    S[:, k] = np.asarray(Ab.T @ _clip_factors(V, norms[rows], clip_norm))[:, 0]
+                else:
+                    S[:, k] = 0.0
         noisy = noise_release(S / sd, "gaussian", 1.0, noise=noise, random_state=rng) * sd
         step = eta * (0.5 if schedule == "step" and t >= T // 2 else 1.0)
         W -= step * (noisy / (q * n) + alpha * W)
@@ -469,6 +511,21 @@ def sgd_rounding_bound(n_steps: int, batch_size: int, d: int, learning_rate: flo
     per = 4.0 * (int(batch_size) + int(d) + 8) * _U
     growth = 1.0 + eta * float(alpha) + eta * float(smoothness)
     return per * (growth * eta * L * T * (T - 1) / 2.0 + T * eta * L) * (1.0 + 2.0**-40)
+
+
+def output_sgd_calibration(epsilon: float, delta: float, n: int, d: int, data_norm: float, smoothness: float,
+                           alpha: float, learning_rate: float, n_passes: int, batch_size: int) -> tuple[float, float, float]:
+    """(sigma, sensitivity, drift) of :class:`OutputPerturbedSGD`: the sensitivity 2 k eta L / b
+    (:func:`output_sgd_sensitivity`, L = R) plus twice the float64 drift (:func:`sgd_rounding_bound`), and the analytic
+    Gaussian sigma at (epsilon, delta).  Refuses a step above 2 / (beta + alpha) (Wu et al.'s condition)."""
+    eta, beta, alpha = check_positive(learning_rate, "learning_rate"), float(smoothness), float(alpha)
+    if eta > 2.0 / (beta + alpha):
+        raise ValueError(f"learning_rate = {eta:g} exceeds 2 / (beta + alpha) = {2.0 / (beta + alpha):.6g} (beta = c R^2 "
+                         f"= {beta:.6g}): the steps would not be non-expansive (Wu et al.'s condition)")
+    k, b = int(n_passes), int(batch_size)
+    drift = sgd_rounding_bound(k * (int(n) // b), b, d, eta, data_norm, beta, alpha)
+    sens = output_sgd_sensitivity(data_norm, eta, k, b) + 2.0 * drift
+    return gaussian_sigma(epsilon, delta, sens), sens, drift
 
 
 def permutation_sgd_path(A: Array, *, loss: MarginLoss, alpha: float, batch_size: int, learning_rate: float,
@@ -792,11 +849,10 @@ class NoisyGradientDescent(_GradientEstimator):
         C = check_positive(self.clip_norm, "clip_norm")
         alpha = _check_alpha(self.alpha)
         eta = check_positive(self.learning_rate, "learning_rate")
-        self.sensitivity_ = gradient_sensitivity(clip_bound(C, d), n)
-        self.noise_sigma_ = calibrate_noisy_gd(epsilon, delta, self.sensitivity_, T)
+        self.noise_sigma_, self.sensitivity_ = dp_gd_calibration(epsilon, delta, C, n, d, T)
         self.epsilon_accounted_ = gaussian_epsilon(self.noise_sigma_, delta, math.sqrt(T) * self.sensitivity_)
         params = dict(alpha=alpha, clip_norm=C, sigma=self.noise_sigma_, learning_rate=eta, n_iter=T)
-        w = noisy_gd_path(A, loss=loss, noise=self.noise, random_state=self._noise_rng(A), **params)[0]
+        w = noisy_gd_path(as_design_matrix(A), loss=loss, noise=self.noise, random_state=self._noise_rng(A), **params)[0]
         self._set_release(w)
         if self.keep_nonprivate:
             self.nonprivate_ = GradientState(A, loss, params)
@@ -965,16 +1021,14 @@ class DPSGD(_GradientEstimator):
         eta = check_positive(self.learning_rate, "learning_rate")
         if self.schedule not in ("constant", "step"):
             raise ValueError(f"schedule must be 'constant' or 'step', got {self.schedule!r}")
-        q = poisson_rate(self.sampling_rate)
+        self.noise_multiplier_, self.noise_sigma_, q = dp_sgd_calibration(epsilon, delta, self.sampling_rate, C, n, d, T)
         self.sampling_rate_ = q
-        self.noise_multiplier_ = calibrate_dp_sgd(epsilon, delta, q, T)
         record = dp_sgd_record_bound(C, d, n)
-        self.noise_sigma_ = self.noise_multiplier_ * record
         self.epsilon_accounted_ = dp_sgd_epsilon(self.noise_multiplier_, q, T, delta,
                                                  discretization=accounting_discretization(epsilon))
         params = dict(alpha=alpha, clip_norm=C, sampling_rate=float(self.sampling_rate), noise_std=self.noise_sigma_,
                       learning_rate=eta, n_iter=T, schedule=self.schedule)
-        w = dp_sgd_path(A, loss=loss, noise=self.noise, random_state=self._noise_rng(A), **params)[0]
+        w = dp_sgd_path(as_design_matrix(A), loss=loss, noise=self.noise, random_state=self._noise_rng(A), **params)[0]
         self._set_release(w)
         if self.keep_nonprivate:
             self.nonprivate_ = GradientState(A, loss, params)
@@ -1306,13 +1360,7 @@ class OutputPerturbedSGD(_GradientEstimator):
         alpha = _check_alpha(self.alpha)
         eta = check_positive(self.learning_rate, "learning_rate")
         beta = loss.curvature * R * R
-        if eta > 2.0 / (beta + alpha):
-            raise ValueError(f"learning_rate = {eta:g} exceeds 2 / (beta + alpha) = {2.0 / (beta + alpha):.6g} (beta = c R^2 "
-                             f"= {beta:.6g}): the steps would not be non-expansive (Wu et al.'s condition)")
-        steps = k * (n // b)
-        drift = sgd_rounding_bound(steps, b, d, eta, R, beta, alpha)
-        self.sensitivity_ = output_sgd_sensitivity(R, eta, k, b) + 2.0 * drift
-        self.noise_sigma_ = gaussian_sigma(epsilon, delta, self.sensitivity_)
+        self.noise_sigma_, self.sensitivity_, drift = output_sgd_calibration(epsilon, delta, n, d, R, beta, alpha, eta, k, b)
         w = permutation_sgd_path(A, loss=loss, alpha=alpha, batch_size=b, learning_rate=eta, n_passes=k,
                                  random_state=self._noise_rng(A))[0]
         self._set_release(noise_release(w, "gaussian", self.noise_sigma_, noise=self.noise,
@@ -1339,7 +1387,8 @@ class OutputPerturbedSGD(_GradientEstimator):
         ``sigma`` overrides the output noise (negative controls).  ``keep_nonprivate=True`` only."""
         ev = self._evaluation()
         p = dict(ev.params)
-        s = p.pop("sigma") if sigma is None else check_positive(sigma, "sigma")
+        kept = p.pop("sigma")
+        s = kept if sigma is None else check_positive(sigma, "sigma")
         rng = check_random_state(random_state)
         W = permutation_sgd_path(ev.A, loss=ev.loss, random_state=rng, n_chains=int(n_draws), **p)
         return noise_release(W, "gaussian", s, noise=self.noise, random_state=rng)
