@@ -220,8 +220,9 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
 
     Each run is one fit of the library's estimator (the same path functions and calibrations, many noise draws in one
     vectorised pass).  ``calibration``: ``"ours"`` (the estimators'), or, for the hypotheses only, ``"add_remove"`` (DP-GD
-    at sensitivity C/n, DP-SGD under ``ADD_OR_REMOVE_ONE``) or ``"rdp"`` (Yu et al.'s Renyi accounting, add/remove
-    as the moments accountant): those variants are NOT the estimators' replace-one guarantee."""
+    at sensitivity C/n, DP-SGD under ``ADD_OR_REMOVE_ONE``), ``"rdp"`` (Renyi accounting, add/remove as the moments
+    accountant) or ``"rdp_replace"`` (DP-GD: Renyi accounting at the replace-one sensitivity 2C/n): the first two are
+    NOT the estimators' replace-one guarantee (:mod:`~dpkernels.experiments.yu2020.hypotheses`)."""
     rng = check_random_state(random_state)
     delta = delta_for(split) if delta is None else float(delta)
     n, d = split.X_train.shape
@@ -298,7 +299,7 @@ def run_grid(method: str, split: Split, n_runs: int = N_RUNS, random_state: obje
     else:
         groups = [[p] for p in points]
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         groups = tqdm(groups, desc=f"{split.name} {method}", leave=False)
     for group in groups:
