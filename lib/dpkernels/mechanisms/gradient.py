@@ -142,17 +142,23 @@ def clip_bound(clip_norm: float, d: int) -> float:
 def _clip_factors(V: Array, norms: Array, clip_norm: float) -> Array:
     """l'(z) times min(1, C / (|l'(z)| ||a||)) per entry: the derivative of each clipped per-example gradient."""
     mag = np.abs(V) * norms[:, None]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # a zero gradient: no clipping (its factor is irrelevant)
         scale = np.minimum(1.0, clip_norm / mag)
     return V * scale
 
 
-def clipped_mean_gradient(A: Array, W: Array, loss: MarginLoss, clip_norm: float, norms: Array | None = None) -> Array:
+def clipped_mean_gradient(A: Array, W: Array, loss: MarginLoss, clip_norm: float, norms: Array | None = None,
+                          counts: Array | None = None) -> Array:
     """(1/n) sum_i clip_C(l'(a_i'w) a_i) at every column w of ``W`` (shape (d, c)) for the signed rows a_i = y_i x_i;
-    returns (d, c).  ``norms``: the rows' norms (computed when omitted)."""
+    returns (d, c).  ``norms``: the rows' norms (computed when omitted).  ``counts``: integer multiplicities of the
+    rows (merged duplicates: the same real sum; its float64 error, products included, stays within the gamma_{n+1}
+    of :func:`~dpkernels.mechanisms.bassily.gradient_sensitivity` because there are fewer distinct rows than n)."""
     norms = row_norms(A) if norms is None else norms
     _, V = _loss_parts(loss, np.asarray(A @ W), value=False)
-    return np.asarray(A.T @ _clip_factors(V, norms, clip_norm)) / A.shape[0]
+    F = _clip_factors(V, norms, clip_norm)
+    if counts is None:
+        return np.asarray(A.T @ F) / A.shape[0]
+    return np.asarray(A.T @ (F * counts[:, None])) / float(np.sum(counts))
 
 
 def as_design_matrix(A: Array) -> Array | Any:
@@ -174,22 +180,24 @@ def _per_chain(value: float | ArrayLike, c: int, name: str) -> Array:
 
 def noisy_gd_path(A: Array, *, loss: MarginLoss, alpha: float, clip_norm: float, sigma: float | ArrayLike,
                   learning_rate: float | ArrayLike, n_iter: int, noise: str = "lattice", random_state: object = None,
-                  n_chains: int = 1) -> Array:
+                  n_chains: int = 1, counts: Array | None = None) -> Array:
     """``n_chains`` independent runs of noisy full-batch gradient descent from w_0 = 0; returns the last iterates
     (n_chains, d).
 
     Step: w <- w - eta (g~ + alpha w), g~ the release of the clipped mean gradient g plus N(0, sigma^2 I), drawn as
     ``noise`` says: sigma times the release of g / sigma with unit noise (``"lattice"``: exactly rounded,
     :func:`~dpkernels.lattice.gaussian_lattice`), one call for every chain whatever its sigma.  ``sigma`` and
-    ``learning_rate`` are scalars or one value per chain; the caller calibrates sigma (:func:`calibrate_noisy_gd`)."""
+    ``learning_rate`` are scalars or one value per chain; the caller calibrates sigma (:func:`calibrate_noisy_gd`).
+    ``counts``: the rows' multiplicities when duplicates were merged (:func:`clipped_mean_gradient`)."""
     rng = check_random_state(random_state)
     c = int(n_chains)
     sig = _per_chain(sigma, c, "sigma")
     eta = _per_chain(learning_rate, c, "learning_rate")
     norms = row_norms(A)
+    counts = None if counts is None else np.asarray(counts, dtype=np.float64)
     W = np.zeros((A.shape[1], c))
     for _ in range(int(n_iter)):
-        G = clipped_mean_gradient(A, W, loss, clip_norm, norms)
+        G = clipped_mean_gradient(A, W, loss, clip_norm, norms, counts)
         noisy = noise_release(G / sig, "gaussian", 1.0, noise=noise, random_state=rng) * sig
         W -= eta * (noisy + alpha * W)
     return W.T

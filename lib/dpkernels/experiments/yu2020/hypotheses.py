@@ -61,11 +61,11 @@ def rdp_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_i
         ev = dp_accounting.GaussianDpEvent(z)
         if sampling_rate < 1.0:
             ev = dp_accounting.PoissonSampledDpEvent(sampling_rate, ev)
-        acc.compose(ev, int(n_iter))
         absl = logging.getLogger("absl")
         level = absl.level
         absl.setLevel(logging.ERROR)  # orders whose series does not converge at small z are dropped (a warning each)
         try:
+            acc.compose(ev, int(n_iter))
             return float(acc.get_epsilon(delta))
         finally:
             absl.setLevel(level)
