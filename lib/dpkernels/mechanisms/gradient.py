@@ -84,7 +84,7 @@ from dpkernels.mechanisms.base import (
     resolve_classes,
     split_intercept,
 )
-from dpkernels.mechanisms.bassily import calibrate_noisy_gd, gradient_sensitivity
+from dpkernels.mechanisms.bassily import _check_int, calibrate_noisy_gd, gradient_sensitivity
 from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
 from dpkernels.solvers.smooth import Design, _curvature, _loss_parts, solve_smooth_erm_batch
 
@@ -711,12 +711,6 @@ class _GradientEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return Guarantee(epsilon=epsilon, delta=delta, neighbouring=REPLACE_ONE, statement=statement, released=released,
                          assumptions=(f"labels in the public set classes = {self.classes_.tolist()}",) + assumptions,
                          attributes=self._release_attributes, noise=noise, notes=self._notes() + notes)
-
-
-def _check_int(value: object, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 def _check_alpha(alpha: object) -> float:
