@@ -50,7 +50,6 @@ seed = 2020
 sizes = None
 
 # %%
-import math
 import time
 
 import matplotlib.pyplot as plt
@@ -68,7 +67,6 @@ from dpkernels.experiments.yu2020.readings import PUBLISHED_N_RUNS, PUBLISHED_TA
 from dpkernels.mechanisms.gradient import amp_calibration, dp_gd_calibration, dp_sgd_calibration
 from dpkernels.report import (KINDS, STATUSES, Checks, compare_table, output_dir, stable_text, write_hypotheses,
                               write_table)
-from dpkernels import verdicts
 
 START = time.perf_counter()
 P = profiles.load("yu2020", profile, sizes)

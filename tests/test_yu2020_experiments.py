@@ -3,7 +3,6 @@ estimators' fits, the selection, the comparison table and hypotheses, and the pr
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd

@@ -35,7 +35,6 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product

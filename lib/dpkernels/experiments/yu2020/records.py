@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from dpkernels import verdicts
-from dpkernels.mechanisms.gradient import dp_sgd_epsilon
 from dpkernels.report import Checks
 
 from .audits import replace_pair_delta
