@@ -39,6 +39,7 @@ MODULES = (
     "dpkernels.mechanisms.bassily",
     "dpkernels.mechanisms.park",
     "dpkernels.mechanisms.multiclass",
+    "dpkernels.mechanisms.gradient",
     "dpkernels.accounting",
     "dpkernels.argmin_release",
     "dpkernels.testing",

@@ -17,6 +17,9 @@ Hall et al.            :func:`gaussian_mechanism`, :class:`GaussianProcessReleas
 Bassily et al.         :class:`PrivateMarginClassifier`, :class:`PrivateKernelMarginClassifier`,
                        :class:`ExponentialMarginClassifier`, :class:`PrivateMarginSelection`
 Park                   :class:`PrivateSVDD`, :class:`EquilibriumPointClassifier`
+gradient methods       :class:`NoisyGradientDescent`, :class:`DPSGD`, :class:`ApproximateMinimaPerturbation`,
+                       :class:`OutputPerturbedSGD` (Bassily et al. 2014, Abadi et al. 2016, Iyengar et al. 2019, Wu et al.
+                       2017: the field's later methods, on the original features)
 multi-class            :class:`PrivateOneVsRest` (any binary mechanism, one budget)
 selection              :class:`PrivateSelection` (Algorithm 4 of Chaudhuri et al. generalised: any private candidates)
 which mechanism?       :func:`recommend` (read from the committed frontier results)
@@ -80,6 +83,10 @@ _EXPORTS: dict[str, str] = {
         "PrivateSVDD",
         "EquilibriumPointClassifier",
         "PrivateOneVsRest",
+        "NoisyGradientDescent",
+        "DPSGD",
+        "ApproximateMinimaPerturbation",
+        "OutputPerturbedSGD",
     )},
     "RandomFourierFeatures": "dpkernels.random_features",
     "PrivateSelection": "dpkernels.selection",
@@ -116,13 +123,17 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
     from dpkernels.argmin_release import LargeDeltaWarning
     from dpkernels.jl import SRHT, GaussianJL, RademacherJL, SparseJL
     from dpkernels.mechanisms import (
+        DPSGD,
+        ApproximateMinimaPerturbation,
         CalibrationWarning,
         EquilibriumPointClassifier,
         ExponentialMarginClassifier,
         GaussianProcessRelease,
         Guarantee,
+        NoisyGradientDescent,
         ObjectivePerturbation,
         OutputPerturbation,
+        OutputPerturbedSGD,
         PrivateKDE,
         PrivateKernelERM,
         PrivateKernelMachine,

@@ -112,6 +112,7 @@ PAPER_TITLES = {
     "hall2013": "Hall, Rinaldo, Wasserman (2013): Differential privacy for functions",
     "bassily2022": "Bassily, Mohri, Suresh (2022): DP learning with margin guarantees",
     "frontier": "Which mechanism? A cross-paper privacy-utility frontier at equal end-to-end privacy cost",
+    "yu2020": "Yu, Zhang, Chen, Yin, Liu (2020): Gradient perturbation is underrated (Table 2, with our gradient estimators)",
     "diffprivlib": "diffprivlib 0.6.6, the maintained peer (findings about it, not about a paper; from notebooks/chaudhuri2011)",
 }
 

@@ -30,6 +30,10 @@ _EXPORTS: dict[str, str] = {
     "PrivateSVDD": "park",
     "EquilibriumPointClassifier": "park",
     "PrivateOneVsRest": "multiclass",
+    "NoisyGradientDescent": "gradient",
+    "DPSGD": "gradient",
+    "ApproximateMinimaPerturbation": "gradient",
+    "OutputPerturbedSGD": "gradient",
 }
 
 __all__ = list(_EXPORTS)
@@ -43,6 +47,7 @@ if TYPE_CHECKING:  # what static checkers see; tests/test_imports.py checks it a
         PrivateMarginSelection,
     )
     from dpkernels.mechanisms.chaudhuri import ObjectivePerturbation, OutputPerturbation, PrivateKernelERM, PrivateTuning
+    from dpkernels.mechanisms.gradient import DPSGD, ApproximateMinimaPerturbation, NoisyGradientDescent, OutputPerturbedSGD
     from dpkernels.mechanisms.hall import (
         CalibrationWarning,
         GaussianProcessRelease,

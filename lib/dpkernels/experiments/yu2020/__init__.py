@@ -1,0 +1,38 @@
+"""Yu, Zhang, Chen, Yin and Liu (2020), *Gradient perturbation is underrated for differentially private convex
+optimization* (IJCAI 2020, arXiv 1911.11363), Table 2, reproduced with the library's gradient estimators on Iyengar et
+al. (2019)'s Adult and KDDCup99; run by ``notebooks/yu2020.py``.
+
+Rooms by role:
+
+* :mod:`.protocol`: Iyengar et al.'s preparation, Yu et al.'s grids and runs;
+* :mod:`.readings`: the published numbers;
+* :mod:`.hypotheses`: explanations of a gap, listed before any private number was computed, and their tests;
+* :mod:`.audits`: privacy audits of the four estimators with negative controls;
+* :mod:`.records`: the comparison table (``source`` column) and its classes.
+"""
+
+from __future__ import annotations
+
+from .protocol import (
+    ALPHA,
+    CLIP_NORM,
+    EPSILON,
+    GRIDS,
+    KDD_ROWS,
+    METHODS,
+    N_RUNS,
+    PAPER,
+    SAMPLING_RATE,
+    SPLIT_SEED,
+    TRAIN_FRACTION,
+    Split,
+    best_points,
+    delta_for,
+    grid_points,
+    iyengar_adult,
+    iyengar_kddcup99,
+    load_split,
+    nonprivate_accuracy,
+    run_grid,
+    run_point,
+)
