@@ -94,6 +94,26 @@ def test_refinement_gives_the_same_cell_as_the_fast_path(kind, monkeypatch):
     np.testing.assert_array_equal(fast, exact)
 
 
+def test_refinement_decides_a_value_just_below_a_cell_boundary():
+    """A real x just below a boundary k - 1/2 whose float64 endpoints both round onto the boundary: the cell is k - 1
+    (round = floor(x + 1/2)).  The refinement used to try only the cell the float endpoints named (k), never decide,
+    and refuse the release ("could not determine the grid cell"), an event that depended on the centre (seen with
+    gaussian_lattice at |centre| / sigma ~ 1e7); it must decide by exact comparisons over every candidate."""
+    def below(level, iv):
+        return iv.mpf([iv.mpf(2.5) - iv.mpf(2) ** -80, iv.mpf(2.5) - iv.mpf(2) ** -81])
+
+    def above(level, iv):
+        return iv.mpf([iv.mpf(2.5) + iv.mpf(2) ** -81, iv.mpf(2.5) + iv.mpf(2) ** -80])
+
+    def on(level, iv):  # exactly on the boundary: the upper cell
+        return iv.mpf(2.5)
+
+    assert L._refine_round(below, 1.0) == 2
+    assert L._refine_round(above, 1.0) == 3
+    assert L._refine_round(on, 1.0) == 3
+    assert L._refine_round(lambda level, iv: -iv.mpf(2.5) - iv.mpf(2) ** -85, 1.0) == -3  # below -5/2: cell -3
+
+
 def test_releases_lie_on_the_public_grid_and_follow_the_law(rng):
     g = L.grid_for(2.0)
     assert g == 2.0**-15

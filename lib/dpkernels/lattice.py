@@ -257,11 +257,12 @@ def _refine_round(value_interval: Callable[[int, object], object], grid: float, 
         iv.prec = 64 * (level + 1) + 128
         x = value_interval(level, iv) / g
         lo, hi = float(x.a), float(x.b)
-        klo, khi = math.floor(lo + 0.5), math.floor(hi + 0.5)
-        # decide with exact mpmath comparisons against the cell boundaries
-        k = klo
-        if klo == khi and x.a >= iv.mpf(k) - 0.5 and x.b < iv.mpf(k) + 0.5:
-            return int(k)
+        # the float endpoints locate x to within a rounding: every cell they allow is a candidate (one below the
+        # lower end's included: float(x.a) may round up onto a boundary k - 1/2 that x.a lies below), and the cell is
+        # decided by exact mpmath comparisons with its boundaries (cells [k - 1/2, k + 1/2), as round() = floor(. + 1/2))
+        for k in range(math.floor(lo + 0.5) - 1, math.floor(hi + 0.5) + 2):
+            if x.a >= iv.mpf(k) - 0.5 and x.b < iv.mpf(k) + 0.5:
+                return int(k)
     raise RuntimeError("could not determine the grid cell of a release (more than 512 random bits per uniform)")
 
 
