@@ -777,6 +777,31 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
     return out
 
 
+def preflight_fit(name: str) -> None:
+    """Fit mechanism ``name`` once, through the sweep's own path (:func:`_fit_predict`, privacy-leak warnings as
+    errors), on a tiny public problem: 200 seeded Gaussian rows of 6 features mapped into the unit ball with the
+    constant feature, labels from the first data set of its task kind.  A certified solver's refusal to release is an
+    outcome, as in :func:`run_task`; anything else raises (run by :func:`dpkernels.sweep.preflight` before a sweep)."""
+    from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
+
+    from dpkernels._validation import PrivacyLeakWarning
+
+    mech = MECHANISMS[name]
+    spec = next(s for s in DATASETS.values() if s.task in mech.tasks)
+    rng = np.random.default_rng(0)
+    X = _with_constant(_unit_ball(rng.normal(size=(240, 6)) / 3.0))
+    y = np.asarray(spec.classes)[np.arange(240) % len(spec.classes)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a tiny problem: no utility to speak of
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+        try:
+            _fit_predict(mech, None if mech.privacy == "none" else 1.0, DELTA, X[:200], y[:200], X[200:], spec, rng)
+        except RuntimeError as exc:
+            if "refusing to release" not in str(exc):
+                raise
+
+
 def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: int = 1, scheduler: str | None = None,
                  progress: bool = True) -> pd.DataFrame:
     """The sweep through :func:`dpkernels.sweep.run_sweep` (default store ``$DPKERNELS_CACHE/sweeps/frontier``; a
@@ -796,8 +821,9 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
             _population(ds)
         except DatasetUnavailable:
             pass  # the workers may have the data; a worker without it fails its task
+    checks = {f"mechanism {m!r}": functools.partial(preflight_fit, m) for m in sorted({c["mechanism"] for c in configs})}
     df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
-                   desc="frontier", cost=task_cost)
+                   desc="frontier", cost=task_cost, preflight_checks=checks)
     for col in ("label", "paper", "privacy", "family"):
         df[col] = df["mechanism"].map(lambda m, c=col: getattr(MECHANISMS[m], c))
     df["task"] = df["dataset"].map(lambda d: DATASETS[d].task)
