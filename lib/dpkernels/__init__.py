@@ -82,8 +82,8 @@ _EXPORTS: dict[str, str] = {
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments", "jl", "kernels",
-    "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
-    "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts",
+    "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "prose", "random_features",
+    "reference", "report", "runner", "site", "solvers", "sweep", "testing", "verdicts", "workbook",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
