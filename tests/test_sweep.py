@@ -151,6 +151,16 @@ def test_a_failing_preflight_stops_the_sweep_before_any_work_and_names_the_fix(t
     preflight({"a": lambda: None})  # passing checks return quietly
 
 
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", sorted(__import__("dpkernels.experiments.frontier", fromlist=["_"]).MECHANISMS))
+def test_every_frontier_mechanism_passes_its_preflight(name):
+    """Each mechanism of the frontier fits a tiny public problem here (diffprivlib's LogisticRegression included):
+    run under every supported Python by tests/test_install.py."""
+    from dpkernels.experiments import frontier
+
+    frontier.preflight_fit(name)
+
+
 def test_the_frontier_sweep_runs_its_preflight_before_any_fit(tmp_path, monkeypatch):
     """A mechanism that cannot run here (diffprivlib under SciPy 1.18 fails in every fit) stops the frontier's sweep
     at once, by name, before any task (issue 25: the scale sweep lost the work in flight of 2,549 fits)."""

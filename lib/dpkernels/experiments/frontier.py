@@ -704,9 +704,6 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     whose certified solver cannot certify its minimiser refuses to release: the result records the refusal (``refused``,
     error NaN) instead of failing the sweep.  A missing data file raises :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here:
     a worker without the data fails fast instead of waiting)."""
-    from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
-
-    from dpkernels._validation import PrivacyLeakWarning
     from dpkernels.datasets import DatasetUnavailable
 
     validate_config(config)
@@ -718,9 +715,7 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     rng = np.random.default_rng([config["seed"], int(hashlib.sha1(mech.name.encode()).hexdigest()[:8], 16),
                                  int(round((config["epsilon"] or 0.0) * 1e6)), config["n_train"]])
     with warnings.catch_warnings():
-        # a privacy-leak warning (a bound or label set taken from the data) fails the task instead of passing by
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+        _privacy_leaks_fail(mech)
         warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
         tracemalloc.start()
         t0 = time.perf_counter()
@@ -777,15 +772,24 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
     return out
 
 
+def _privacy_leaks_fail(mech: Mechanism) -> None:
+    """Inside ``warnings.catch_warnings``: a privacy-leak warning (a bound or label set taken from the data; ours, and
+    diffprivlib's for its own mechanism) fails the fit instead of passing by.  diffprivlib is imported only for its
+    mechanism, so that a sweep without it runs without diffprivlib."""
+    from dpkernels._validation import PrivacyLeakWarning
+
+    warnings.simplefilter("error", PrivacyLeakWarning)
+    if mech.paper == "diffprivlib":
+        from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
+
+        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+
+
 def preflight_fit(name: str) -> None:
     """Fit mechanism ``name`` once, through the sweep's own path (:func:`_fit_predict`, privacy-leak warnings as
     errors), on a tiny public problem: 200 seeded Gaussian rows of 6 features mapped into the unit ball with the
     constant feature, labels from the first data set of its task kind.  A certified solver's refusal to release is an
     outcome, as in :func:`run_task`; anything else raises (run by :func:`dpkernels.sweep.preflight` before a sweep)."""
-    from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
-
-    from dpkernels._validation import PrivacyLeakWarning
-
     mech = MECHANISMS[name]
     spec = next(s for s in DATASETS.values() if s.task in mech.tasks)
     rng = np.random.default_rng(0)
@@ -793,8 +797,7 @@ def preflight_fit(name: str) -> None:
     y = np.asarray(spec.classes)[np.arange(240) % len(spec.classes)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a tiny problem: no utility to speak of
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+        _privacy_leaks_fail(mech)
         try:
             _fit_predict(mech, None if mech.privacy == "none" else 1.0, DELTA, X[:200], y[:200], X[200:], spec, rng)
         except RuntimeError as exc:
