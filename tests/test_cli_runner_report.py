@@ -451,6 +451,9 @@ def test_reproduce_writes_only_under_build_and_ends_with_the_reference_check(tmp
     run = tmp_path / "build" / "full"
     assert (run / "paper_figures" / "demo" / "checks.csv").exists() and (run / "notebooks" / "demo.ipynb").exists()
     assert pd.read_csv(run / "reference_check.csv")["reproduces"].all()
+    timings = pd.read_csv(run / "benchmarks" / "results" / "timings_full.csv")
+    wall = timings[timings["section"] == "(wall time)"].iloc[0]  # the run time is stated with the machine's load
+    assert wall["jobs"] == 1 and wall["load_start"] >= 0 and wall["load_end"] >= 0
     # the quick profile compares only the analytic check (its simulation runs another size)
     assert reproduce("quick", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
     out = capsys.readouterr().out
@@ -602,3 +605,17 @@ def test_cli_names_the_extras_a_command_needs(monkeypatch, capsys):
     assert cli.main(["site", "--root", str(REPO_ROOT), "--out", "/nonexistent/never-written"]) == 1
     err = capsys.readouterr().err
     assert "dpkernels site needs the Python package" in err and 'pip install "dpkernels[docs,notebooks]"' in err
+
+
+def test_cli_report_refuses_prose_with_a_gap(tmp_path, capsys):
+    """The repository's prose allows no n/a: `dpkernels report` names the template line and writes nothing."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "dpkernels"\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.md").write_text("fine {{ demo:l1.bound }}\nblank {{ demo:l1.measured | .2f }}\n")
+    (tmp_path / "paper_figures" / "demo").mkdir(parents=True)
+    pd.DataFrame({"paper": ["demo"], "id": ["l1"], "kind": ["analytic"], "bound": ["1"], "measured": [""],
+                  "status": ["skipped"]}).to_csv(tmp_path / "paper_figures" / "demo" / "checks.csv", index=False)
+    assert cli.main(["report", "--root", str(tmp_path)]) == 1
+    assert "prose not rendered: docs/README.md:2: {{ demo:l1.measured | .2f }} is blank" in capsys.readouterr().err
+    assert not (tmp_path / "README.md").exists()

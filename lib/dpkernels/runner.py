@@ -7,7 +7,7 @@ with stable cell ids and executed by papermill with the profile's parameters.  A
 * ``paper_figures/<output>/``: figures, tables and checks (and ``REPORT.md``, ``totals.csv``);
 * ``notebooks/<paper>.ipynb``: the executed notebook, clean (:func:`dpkernels.notebooks.clean_notebook`);
 * ``benchmarks/results/timings_<profile>.csv``: seconds per notebook section (papermill times every cell), per
-  notebook, and the run's wall time;
+  notebook, and the run's wall time with the machine's one-minute load average at its start and end;
 * ``README.md``, ``ERRATA.md``: the prose templates ``docs/*.md`` rendered with this run's numbers
   (:mod:`dpkernels.prose`): from this run's own outputs only (never an earlier run's folder left in the same build),
   the reference for what the run does not produce; a value the run leaves blank renders as ``n/a`` with a warning,
@@ -271,6 +271,14 @@ def run_one(paper: str, profile: str = "quick", parameters: dict[str, Any] | Non
     return 0
 
 
+def _load() -> float | None:
+    """The machine's one-minute load average (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def _rel(path: Path, root: Path) -> str:
     path = Path(path)
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
@@ -327,7 +335,7 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     print(f"dpkernels reproduce: profile={profile}, {len(todo)} notebook(s), jobs={jobs}; outputs in "
           f"{_rel(out, reference)}/ (progress inside each notebook: {_rel(out / 'papermill', reference)}/<paper>.kernel.log)",
           flush=True)
-    start_clock, start = time.time(), time.perf_counter()
+    start_clock, start, load_start = time.time(), time.perf_counter(), _load()
 
     def bar(i: int) -> bool | dict:
         return {"desc": f"{todo[i]:<15}", "position": i if jobs > 1 else 0, "leave": True} if progress else False
@@ -351,7 +359,8 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     if frames:
         totals = pd.DataFrame([{"paper": r.paper, "section": "(notebook total)", "cells": None, "seconds": round(r.seconds, 1)}
                                for r in results if r.ok] + [{"paper": "(all)", "section": "(wall time)", "cells": None,
-                                                             "seconds": round(wall, 1), "jobs": jobs}])
+                                                             "seconds": round(wall, 1), "jobs": jobs,
+                                                             "load_start": load_start, "load_end": _load()}])
         timings = out / "benchmarks" / "results" / f"timings_{profile}.csv"
         timings.parent.mkdir(parents=True, exist_ok=True)
         pd.concat(frames + [totals], ignore_index=True).to_csv(timings, index=False)
