@@ -42,7 +42,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> the module that defines it (every name of :mod:`dpkernels.mechanisms` is here too).
 _EXPORTS: dict[str, str] = {
