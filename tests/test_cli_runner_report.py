@@ -619,3 +619,15 @@ def test_cli_report_refuses_prose_with_a_gap(tmp_path, capsys):
     assert cli.main(["report", "--root", str(tmp_path)]) == 1
     assert "prose not rendered: docs/README.md:2: {{ demo:l1.measured | .2f }} is blank" in capsys.readouterr().err
     assert not (tmp_path / "README.md").exists()
+
+
+def test_a_relative_build_dir_is_the_callers_not_the_kernels(tmp_path, monkeypatch):
+    """`dpkernels reproduce --build-dir build/ci` (make test): the kernel runs in notebooks/, so a relative output
+    folder handed to it would land in notebooks/build/."""
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = _workbook(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert reproduce("quick", ["a"], progress=False, notebook_dir=nbdir, build_dir=Path("build/ci"), reference=repo) == 0
+    assert (tmp_path / "build" / "ci" / "quick" / "paper_figures" / "a" / "t.csv").exists()
+    assert not (nbdir / "build").exists()

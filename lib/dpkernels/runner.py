@@ -127,8 +127,9 @@ def run_notebook(
     import nbformat
     import papermill as pm
 
-    notebook_dir = _notebook_dir(notebook_dir)
-    out_dir = Path(out_dir) if out_dir is not None else notebook_dir.parent / "build" / profile
+    notebook_dir = _notebook_dir(notebook_dir).resolve()
+    # absolute: the kernel runs in notebook_dir, and writes its figures to DPKERNELS_OUTPUT
+    out_dir = Path(out_dir).resolve() if out_dir is not None else notebook_dir.parent / "build" / profile
     raw_dir, nb_dir, figures_dir = out_dir / "papermill", out_dir / "notebooks", out_dir / "paper_figures"
     for d in (raw_dir, nb_dir, figures_dir):
         d.mkdir(parents=True, exist_ok=True)
@@ -246,8 +247,8 @@ def run_one(paper: str, profile: str = "quick", parameters: dict[str, Any] | Non
     with parameters the outputs go to ``build/<profile>/runs/<paper>-<parameters>/`` and are not compared (the
     reference holds the profile's own setting).
     """
-    root = find_root() if root is None else Path(root)
-    build_dir = root / "build" if build_dir is None else Path(build_dir)
+    root = find_root() if root is None else Path(root).resolve()
+    build_dir = root / "build" if build_dir is None else Path(build_dir).resolve()
     papers = available_papers(root / "notebooks")
     if paper not in papers:
         print(f"unknown paper {paper!r}; available: {papers}", file=sys.stderr)
@@ -313,9 +314,9 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     reference and the prose templates; ``notebook_dir``, ``build_dir``: the sources and the build folder (defaults:
     the workbook, :func:`dpkernels.workbook.find_root`, its ``notebooks/`` and ``build/``).
     """
-    reference = find_root() if reference is None else Path(reference)
-    notebook_dir = reference / "notebooks" if notebook_dir is None else Path(notebook_dir)
-    build_dir = reference / "build" if build_dir is None else Path(build_dir)
+    reference = find_root() if reference is None else Path(reference).resolve()
+    notebook_dir = reference / "notebooks" if notebook_dir is None else Path(notebook_dir).resolve()
+    build_dir = reference / "build" if build_dir is None else Path(build_dir).resolve()
     if scheduler:
         from dpkernels.sweep import SCHEDULER_ENV
 
