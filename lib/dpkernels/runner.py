@@ -227,9 +227,16 @@ def _git_commit(root: Path) -> str:
         return "unknown"
 
 
-def _outputs_written_since(figures: Path, since: float) -> list[str]:
-    return sorted(d.name for d in figures.iterdir()
-                  if d.is_dir() and any(f.stat().st_mtime >= since for f in d.iterdir())) if figures.exists() else []
+def _snapshot(figures: Path) -> dict[str, dict[str, int]]:
+    """Every output folder of ``figures`` with the modification time (ns) of each of its files."""
+    if not figures.exists():
+        return {}
+    return {d.name: {f.name: f.stat().st_mtime_ns for f in d.iterdir()} for d in figures.iterdir() if d.is_dir()}
+
+
+def _outputs_written(figures: Path, before: dict[str, dict[str, int]]) -> list[str]:
+    """The output folders of ``figures`` that are new or hold a new or rewritten file since the snapshot ``before``."""
+    return sorted(name for name, files in _snapshot(figures).items() if files != before.get(name))
 
 
 def _parameters_slug(parameters: dict[str, Any]) -> str:
@@ -336,7 +343,7 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     print(f"dpkernels reproduce: profile={profile}, {len(todo)} notebook(s), jobs={jobs}; outputs in "
           f"{_rel(out, reference)}/ (progress inside each notebook: {_rel(out / 'papermill', reference)}/<paper>.kernel.log)",
           flush=True)
-    start_clock, start, load_start = time.time(), time.perf_counter(), _load()
+    before, start, load_start = _snapshot(figures), time.perf_counter(), _load()
 
     def bar(i: int) -> bool | dict:
         return {"desc": f"{todo[i]:<15}", "position": i if jobs > 1 else 0, "leave": True} if progress else False
@@ -365,7 +372,7 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         timings = out / "benchmarks" / "results" / f"timings_{profile}.csv"
         timings.parent.mkdir(parents=True, exist_ok=True)
         pd.concat(frames + [totals], ignore_index=True).to_csv(timings, index=False)
-    outputs = _outputs_written_since(figures, start_clock - 1)
+    outputs = _outputs_written(figures, before)
     manifest = {"profile": profile, "papers": todo, "complete": papers is None, "ok": {r.paper: r.ok for r in results},
                 "outputs": outputs, "commit": _git_commit(reference), "wall_seconds": round(wall, 1), "jobs": jobs,
                 "notebook_problems": {r.paper: list(r.problems) for r in results if r.problems}}
