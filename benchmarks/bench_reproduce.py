@@ -8,11 +8,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from dpkernels.runner import BUILD_DIR, reproduce
+from dpkernels.runner import reproduce
+from dpkernels.workbook import find_root
 
 if __name__ == "__main__":
     code = reproduce(profile="quick", jobs=1, progress=False)
     if code:
         sys.exit(code)
-    shutil.copy(BUILD_DIR / "quick" / "benchmarks" / "results" / "timings_quick.csv",
+    shutil.copy(find_root() / "build" / "quick" / "benchmarks" / "results" / "timings_quick.csv",
                 Path(__file__).parent / "results" / "timings_quick.csv")

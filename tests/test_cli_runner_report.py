@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from dpkernels import cli
-from dpkernels.report import REPO_ROOT, Checks, build_report, compare_table, render_template, stable_text, write_table
+from dpkernels.prose import render_template
+from dpkernels.report import REPO_ROOT, Checks, build_report, compare_table, stable_text, write_table
 from dpkernels.notebooks import clean_notebook, is_progress_output, notebook_problems
 from dpkernels.runner import run_notebook, section_timings, sync_notebook
 
@@ -207,11 +208,12 @@ def test_stable_text_has_no_signed_zeros_or_last_digits():
 
 
 def test_cli_datasets_and_report(tmp_path, capsys, offline_empty_data):
-    assert cli.main(["datasets"]) == 0
-    out = capsys.readouterr().out
+    assert cli.main(["datasets"]) == 1  # KDDCup99 is missing: not ready
+    out, err = capsys.readouterr()
     assert "kddcup99" in out and "unavailable" in out and "adult" in out
+    assert "not ready: kddcup99 (unavailable)" in err
     Checks("demo").write(tmp_path / "figs" / "demo")
-    assert cli.main(["report", "--root", str(tmp_path / "figs")]) == 0
+    assert cli.main(["report", "--figures", str(tmp_path / "figs")]) == 0
     assert (tmp_path / "figs" / "REPORT.md").exists()
 
 
@@ -447,6 +449,9 @@ def test_reproduce_writes_only_under_build_and_ends_with_the_reference_check(tmp
     run = tmp_path / "build" / "full"
     assert (run / "paper_figures" / "demo" / "checks.csv").exists() and (run / "notebooks" / "demo.ipynb").exists()
     assert pd.read_csv(run / "reference_check.csv")["reproduces"].all()
+    timings = pd.read_csv(run / "benchmarks" / "results" / "timings_full.csv")
+    wall = timings[timings["section"] == "(wall time)"].iloc[0]  # the run time is stated with the machine's load
+    assert wall["jobs"] == 1 and wall["load_start"] >= 0 and wall["load_end"] >= 0
     # the quick profile compares only the analytic check (its simulation runs another size)
     assert reproduce("quick", jobs=1, progress=False, notebook_dir=nbdir, build_dir=tmp_path / "build", reference=repo) == 0
     out = capsys.readouterr().out
@@ -488,3 +493,137 @@ def test_reference_check_leaves_out_checks_about_time_and_memory():
 
     assert all(MACHINE_COLUMNS.search(c) for c in ("fit_seconds", "peak_mb", "load_start", "load_end", "wall_time"))
     assert not any(MACHINE_COLUMNS.search(c) for c in ("error", "n_train", "download", "epsilon"))
+
+
+BLANK_AT_QUICK = '''# %% tags=["parameters"]
+profile = "quick"
+
+# %%
+import pandas as pd
+from dpkernels.report import Checks, output_dir, write_table
+
+checks = Checks("{paper}")
+checks.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured={measured}, id="l1")
+checks.write()
+# like Park's Table 7.3 at the quick profile: a standard error left blank
+pd.DataFrame({{"k": ["x"], "se": ["" if profile == "quick" else "0.5"]}}).to_csv(output_dir("{paper}") / "t.csv", index=False)
+'''
+
+
+def _workbook(tmp_path):
+    """A repository with two papers, their reference and a prose template quoting both."""
+    nbdir, repo = tmp_path / "notebooks", tmp_path / "repo"
+    nbdir.mkdir()
+    (repo / "docs").mkdir(parents=True)
+    for paper, measured in (("a", 0.25), ("b", 0.5)):
+        (nbdir / f"{paper}.py").write_text(BLANK_AT_QUICK.format(paper=paper, measured=measured))
+        (nbdir / f"{paper}.ipynb").write_text("{}")
+        c = Checks(paper)
+        c.at_most("Lemma 1", "a bound", kind="analytic", bound=1.0, measured=measured, id="l1")
+        c.write(repo / "paper_figures" / paper)
+        pd.DataFrame({"k": ["x"], "se": ["0.5"]}).to_csv(repo / "paper_figures" / paper / "t.csv", index=False)
+    (repo / "docs" / "README.md").write_text("a {{ a:l1.measured }} se {{ paper_figures/a/t.csv?k=x#se | .3f }}\n"
+                                             "b {{ b:l1.measured }} se {{ paper_figures/b/t.csv?k=x#se | .3f }}\n")
+    return nbdir, repo
+
+
+def test_a_run_renders_blank_values_as_na_and_only_from_its_own_outputs(tmp_path, capsys):
+    """Issue 25: `dpkernels run park2022` died rendering a blank value, and so did a later `dpkernels run hall2013`
+    (it read park2022's stale folder in the same build)."""
+    import json
+
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = _workbook(tmp_path)
+    build = tmp_path / "build"
+    assert reproduce("quick", ["a"], progress=False, notebook_dir=nbdir, build_dir=build, reference=repo) == 0
+    out = capsys.readouterr().out
+    assert (build / "quick" / "README.md").read_text() == "a 0.25 se n/a\nb 0.5 se 0.500\n"
+    assert "prose: 1 reference(s) have no value in this run and read n/a" in out and "docs/README.md:1:" in out
+    assert json.loads((build / "quick" / "run.json").read_text())["prose_gaps"] == [
+        "docs/README.md:1: {{ paper_figures/a/t.csv?k=x#se | .3f }} is blank in paper_figures/a/t.csv "
+        f"(under {build / 'quick'})"]
+    (build / "quick" / "paper_figures" / "a" / "checks.csv").write_text("stale, unreadable")  # an older version's
+    assert reproduce("quick", ["b"], progress=False, notebook_dir=nbdir, build_dir=build, reference=repo) == 0
+    assert (build / "quick" / "README.md").read_text() == "a 0.25 se 0.500\nb 0.5 se n/a\n"  # a: the reference's
+    report = (build / "quick" / "paper_figures" / "REPORT.md").read_text()
+    assert "\n## b\n" in report and "\n## a\n" not in report  # the report is this run's
+    assert pd.read_csv(build / "quick" / "paper_figures" / "totals.csv")["paper"].tolist() == ["b"]
+
+
+def test_update_reference_refuses_a_run_whose_prose_has_a_gap(tmp_path):
+    import json
+
+    from dpkernels.reference import update_reference
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = _workbook(tmp_path)
+    (repo / "notebooks").mkdir()
+    build = tmp_path / "build"
+    (nbdir / "a.py").write_text((nbdir / "a.py").read_text().replace('profile == "quick"', "True"))  # blank at full too
+    assert reproduce("full", ["a"], progress=False, notebook_dir=nbdir, build_dir=build, reference=repo) == 0
+    assert json.loads((build / "full" / "run.json").read_text())["prose_gaps"]
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    with pytest.raises(RuntimeError, match=r"the prose would quote a value this run does not have.*docs/README.md:1: "
+                                           r"\{\{ paper_figures/a/t.csv\?k=x#se \| \.3f \}\} is blank"):
+        update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before  # nothing written
+
+
+def test_cli_finds_the_workbook_by_option_environment_or_directory(tmp_path, monkeypatch, capsys):
+    from dpkernels import workbook
+
+    monkeypatch.delenv(workbook.ROOT_ENV, raising=False)
+    monkeypatch.setattr(workbook, "_PACKAGE_CHECKOUT", tmp_path / "site-packages")  # as a wheel: no checkout
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["list"]) == 2  # a non-editable install outside a clone: a clear message, not an empty list
+    err = capsys.readouterr().err
+    assert "dpkernels list: no dpkernels workbook found" in err and "--root PATH" in err and "DPKERNELS_ROOT" in err
+    assert cli.main(["run", "hall2013"]) == 2 and "no dpkernels workbook found" in capsys.readouterr().err
+    assert cli.main(["list", "--root", str(tmp_path)]) == 2 and "is not a dpkernels workbook" in capsys.readouterr().err
+    for argv, env, cwd in ((["list", "--root", str(REPO_ROOT)], None, tmp_path),
+                           (["--root", str(REPO_ROOT), "list"], None, tmp_path),
+                           (["list"], str(REPO_ROOT), tmp_path),
+                           (["list"], None, REPO_ROOT / "notebooks")):  # the nearest parent that is a workbook
+        if env:
+            monkeypatch.setenv(workbook.ROOT_ENV, env)
+        monkeypatch.chdir(cwd)
+        assert cli.main(argv) == 0, argv
+        out = capsys.readouterr().out
+        assert f"workbook: {REPO_ROOT}" in out and out.count("  notebook: notebooks/") == 6, argv
+        monkeypatch.delenv(workbook.ROOT_ENV, raising=False)
+
+
+def test_cli_names_the_extras_a_command_needs(monkeypatch, capsys):
+    """`dpkernels site` from a wheel without the docs extra: what to install, not a ModuleNotFoundError."""
+    monkeypatch.setitem(sys.modules, "nbformat", None)  # import nbformat now raises ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, "sphinx", None)
+    assert cli.main(["site", "--root", str(REPO_ROOT), "--out", "/nonexistent/never-written"]) == 1
+    err = capsys.readouterr().err
+    assert "dpkernels site needs the Python package" in err and 'pip install "dpkernels[docs,notebooks]"' in err
+
+
+def test_cli_report_refuses_prose_with_a_gap(tmp_path, capsys):
+    """The repository's prose allows no n/a: `dpkernels report` names the template line and writes nothing."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "dpkernels"\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.md").write_text("fine {{ demo:l1.bound }}\nblank {{ demo:l1.measured | .2f }}\n")
+    (tmp_path / "paper_figures" / "demo").mkdir(parents=True)
+    pd.DataFrame({"paper": ["demo"], "id": ["l1"], "kind": ["analytic"], "bound": ["1"], "measured": [""],
+                  "status": ["skipped"]}).to_csv(tmp_path / "paper_figures" / "demo" / "checks.csv", index=False)
+    assert cli.main(["report", "--root", str(tmp_path)]) == 1
+    assert "prose not rendered: docs/README.md:2: {{ demo:l1.measured | .2f }} is blank" in capsys.readouterr().err
+    assert not (tmp_path / "README.md").exists()
+
+
+def test_a_relative_build_dir_is_the_callers_not_the_kernels(tmp_path, monkeypatch):
+    """`dpkernels reproduce --build-dir build/ci` (make test): the kernel runs in notebooks/, so a relative output
+    folder handed to it would land in notebooks/build/."""
+    from dpkernels.runner import reproduce
+
+    nbdir, repo = _workbook(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert reproduce("quick", ["a"], progress=False, notebook_dir=nbdir, build_dir=Path("build/ci"), reference=repo) == 0
+    assert (tmp_path / "build" / "ci" / "quick" / "paper_figures" / "a" / "t.csv").exists()
+    assert not (nbdir / "build").exists()

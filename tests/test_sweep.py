@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
 
-from dpkernels.sweep import LOCAL, ResultStore, SweepError, config_key, run_sweep
+from dpkernels.sweep import LOCAL, PreflightError, ResultStore, SweepError, config_key, preflight, run_sweep
 
 
 def square(config):
@@ -94,3 +95,106 @@ def test_a_failing_task_fails_the_sweep_fast_and_names_its_configuration(tmp_pat
                   cost=lambda c: 0 if c.get("fail") is None else 1)
     assert '"fail": true' in str(err.value)
     assert time.perf_counter() - start < 60  # the four 30 s tasks were cancelled, not awaited
+
+
+def sleep_then(config):
+    time.sleep(config.get("sleep", 0))
+    if config.get("fail"):
+        raise ValueError("broken")
+    return {"y": config["x"]}
+
+
+def test_a_truncated_store_entry_is_recomputed_with_a_warning_naming_its_file(tmp_path):
+    """Issue 25: one truncated JSON file made every later run die with a bare JSONDecodeError."""
+    store = ResultStore(tmp_path / "t")
+    configs = [{"x": i} for i in range(3)]
+    run_sweep(square, configs, store, progress=False)
+    path = store.path(config_key({"x": 1}))
+    path.write_text(path.read_text()[:10])  # a killed process, a full disk
+    store.path(config_key({"x": 2})).write_text('{"config": {"x": 2}}')  # valid JSON without a result
+    calls = []
+
+    def counted(config):
+        calls.append(config["x"])
+        return square(config)
+
+    with pytest.warns(RuntimeWarning) as record:
+        out = run_sweep(counted, configs, store, progress=False)
+    assert sorted(calls) == [1, 2] and out["y"].tolist() == [0, 1, 4]
+    assert re.fullmatch(rf"unreadable sweep result {re.escape(str(path))} \(JSONDecodeError\): recomputing it",
+                        str(record[0].message))
+    assert json.loads(path.read_text())["result"] == {"y": 1}  # rewritten whole
+    assert run_sweep(counted, configs, store, progress=False)["y"].tolist() == [0, 1, 4] and len(calls) == 2
+
+
+def test_a_failing_preflight_stops_the_sweep_before_any_work_and_names_the_fix(tmp_path):
+    store = ResultStore(tmp_path / "p")
+    run_sweep(square, [{"x": 1}], store, progress=False)  # an earlier result
+    calls = []
+
+    def counted(config):
+        calls.append(config["x"])
+        return square(config)
+
+    def broken():
+        raise TypeError("fmin_l_bfgs_b() got an unexpected keyword argument 'iprint'")
+
+    checks = {"mechanism 'ours'": lambda: None, "mechanism 'diffprivlib-lr'": broken}
+    with pytest.raises(PreflightError, match=r"^frontier: mechanism 'diffprivlib-lr' cannot run here, nothing was "
+                       r"computed: it failed on a tiny public problem with TypeError: fmin_l_bfgs_b\(\) got .*'iprint'\. "
+                       r'Fix: install the supported versions: pip install "dpkernels\[compare\]".*Found: Python 3\.\d+'
+                       r".*, scipy \d"):
+        run_sweep(counted, [{"x": i} for i in range(4)], store, progress=False, desc="frontier", preflight_checks=checks)
+    assert calls == [] and store.get({"x": 1}) == {"y": 1}  # nothing ran, nothing was lost
+    out = run_sweep(counted, [{"x": 1}], store, progress=False, preflight_checks=checks)  # nothing to compute: no check
+    assert out["y"].tolist() == [1] and calls == []
+    preflight({"a": lambda: None})  # passing checks return quietly
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", sorted(__import__("dpkernels.experiments.frontier", fromlist=["_"]).MECHANISMS))
+def test_every_frontier_mechanism_passes_its_preflight(name):
+    """Each mechanism of the frontier fits a tiny public problem here (diffprivlib's LogisticRegression included):
+    run under every supported Python by tests/test_install.py."""
+    from dpkernels.experiments import frontier
+
+    frontier.preflight_fit(name)
+
+
+def test_the_frontier_sweep_runs_its_preflight_before_any_fit(tmp_path, monkeypatch):
+    """A mechanism that cannot run here (diffprivlib under SciPy 1.18 fails in every fit) stops the frontier's sweep
+    at once, by name, before any task (issue 25: the scale sweep lost the work in flight of 2,549 fits)."""
+    pytest.importorskip("diffprivlib")
+    import diffprivlib.models
+
+    from dpkernels.experiments import frontier
+
+    def fit(self, X, y, sample_weight=None):
+        raise TypeError("fmin_l_bfgs_b() got an unexpected keyword argument 'iprint'")
+
+    monkeypatch.setattr(diffprivlib.models.LogisticRegression, "fit", fit)
+    monkeypatch.setattr(frontier, "run_task", lambda config: pytest.fail("a task ran before the preflight failed"))
+    configs = frontier.make_configs(["satimage", "adult"], ["diffprivlib-lr", "chaudhuri-output-logistic", "park-epc"],
+                                    [1.0], 1, {"adult": [1000], "satimage": [1000]})
+    store = ResultStore(tmp_path / "f")
+    with pytest.raises(PreflightError, match="frontier: mechanism 'diffprivlib-lr' cannot run here"):
+        frontier.run_frontier(configs, store=store, progress=False)
+    assert list(store.root.iterdir()) == []
+
+
+def test_a_failing_sweep_on_dask_keeps_what_finished_and_a_rerun_computes_only_the_rest(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    store = ResultStore(tmp_path / "k")
+    configs = [{"x": i} for i in range(4)] + [{"x": 9, "fail": True, "sleep": 1.0}]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(SweepError, match="broken"):
+            run_sweep(sleep_then, configs, store, scheduler=cluster.scheduler_address, progress=False)
+    assert sorted(json.loads(p.read_text())["config"]["x"] for p in store.root.glob("*.json")) == [0, 1, 2, 3]
+    calls = []
+
+    def counted(config):
+        calls.append(config["x"])
+        return sleep_then({**config, "fail": False})
+
+    out = run_sweep(counted, configs, store, progress=False)
+    assert calls == [9] and out["y"].tolist() == [0, 1, 2, 3, 9]

@@ -52,7 +52,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> the module that defines it (every name of :mod:`dpkernels.mechanisms` is here too).
 _EXPORTS: dict[str, str] = {
@@ -103,9 +103,9 @@ _EXPORTS: dict[str, str] = {
 #: Submodules reachable as attributes after ``import dpkernels`` (``dpkernels.datasets.load_adult()``).
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments",
-    "feature_maps", "jl", "kernels",
-    "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles", "random_features",
-    "recommendation", "reference", "report", "runner", "selection", "site", "solvers", "sweep", "testing", "verdicts",
+    "feature_maps", "jl", "kernels", "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles",
+    "prose", "random_features", "recommendation", "reference", "report", "runner", "selection", "site", "solvers",
+    "sweep", "testing", "verdicts", "workbook",
 )
 
 __all__ = [*_EXPORTS, "__version__"]

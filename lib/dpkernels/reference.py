@@ -45,7 +45,10 @@ import numpy as np
 import pandas as pd
 
 from dpkernels import verdicts
-from dpkernels.report import BUILD_DIR, REPO_ROOT
+from dpkernels.notebooks import notebook_problems
+from dpkernels.prose import Source, UnresolvedReference, render_prose, render_texts
+from dpkernels.report import build_report
+from dpkernels.workbook import find_root
 
 __all__ = [
     "RTOL",
@@ -308,14 +311,15 @@ def _compare_table(col: _Collector, output: str, name: str, ref: pd.DataFrame, r
 
 def compare_outputs(run_root: Path, ref_root: Path | None = None, outputs: list[str] | None = None,
                     profile: str = REFERENCE_PROFILE) -> ReferenceCheck:
-    """Compare a run's ``paper_figures`` folder (``run_root``) with the reference's (default: ``paper_figures/``).
+    """Compare a run's ``paper_figures`` folder (``run_root``) with the reference's (default: the workbook's
+    ``paper_figures/``, :func:`dpkernels.workbook.find_root`).
 
     ``outputs``: the output folders to compare (default: every folder of the run).  At a profile other than the
     reference's only analytic checks are compared (module docstring); an output's reference profile is
     :func:`reference_profile` (the frontier's is ``scale``).
     """
     run_root = Path(run_root)
-    ref_root = REPO_ROOT / "paper_figures" if ref_root is None else Path(ref_root)
+    ref_root = find_root() / "paper_figures" if ref_root is None else Path(ref_root)
     if outputs is None:
         outputs = sorted(p.name for p in run_root.iterdir() if p.is_dir()) if run_root.exists() else []
     scopes = {out: "all" if profile == reference_profile(out) else "analytic" for out in outputs}
@@ -371,9 +375,10 @@ def _merge_timings(src: Path, dst: Path, papers: list[str], complete: bool) -> N
     new.to_csv(dst, index=False)
 
 
-def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_DIR, repo: Path = REPO_ROOT,
+def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = None, repo: Path | None = None,
                      log: object = print) -> list[Path]:
-    """Copy the last run at ``profile`` (``build/<profile>/``) into the tracked reference; returns what was written.
+    """Copy the last run at ``profile`` (``build/<profile>/``) into the tracked reference of ``repo`` (default: the
+    workbook, :func:`dpkernels.workbook.find_root`); returns what was written.
 
     Full profile: each output folder the run wrote replaces ``paper_figures/<output>/``, each executed notebook
     replaces ``notebooks/<paper>.ipynb``, the run times are merged into ``benchmarks/results/timings_full.csv``
@@ -381,16 +386,15 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_D
     (``README.md``, ``ERRATA.md``) are rebuilt from the tracked files.  Only the papers and outputs whose reference
     profile (:func:`reference_profile`) is ``profile`` are copied: ``scale`` copies the frontier, ``full`` the
     others.  Quick profile: only
-    ``timings_quick.csv`` and the prose.  Refuses a run that failed or whose notebooks hold progress frames,
-    stray output or absolute paths (:func:`dpkernels.notebooks.notebook_problems`).
+    ``timings_quick.csv`` and the prose.  Refuses, before writing anything, a run that failed, whose notebooks hold
+    progress frames, stray output or absolute paths (:func:`dpkernels.notebooks.notebook_problems`), or after which
+    the prose would quote a blank or missing value (:class:`dpkernels.prose.UnresolvedReference`).
     """
     import nbformat
 
-    from dpkernels.notebooks import notebook_problems
-    from dpkernels.report import build_report
-    from dpkernels.runner import render_prose
-
-    run_dir = Path(build_dir) / profile
+    repo = find_root() if repo is None else Path(repo)
+    build_dir = repo / "build" if build_dir is None else Path(build_dir)
+    run_dir = build_dir / profile
     manifest_path = run_dir / MANIFEST
     if not manifest_path.exists():
         raise FileNotFoundError(f"no run to copy: {manifest_path} is missing (run `dpkernels reproduce --profile {profile}` first)")
@@ -408,24 +412,29 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path = BUILD_D
             problems += [f"{paper}: {p}" for p in notebook_problems(nb, (str(repo), str(Path.home())))]
         if problems:
             raise RuntimeError("executed notebooks are not clean; the reference is not updated:\n  " + "\n  ".join(problems))
+    try:  # the prose as it will read: the copied outputs and the run's timings, the rest of the reference
+        render_texts([Source(run_dir, frozenset(outputs)), Source(repo)], templates=repo)
+    except UnresolvedReference as exc:
+        raise RuntimeError(f"the prose would quote a value this run does not have; the reference is not updated: {exc}") from None
+    if papers:
         for out in outputs:
-            src, dst = run_dir / "paper_figures" / out, Path(repo) / "paper_figures" / out
+            src, dst = run_dir / "paper_figures" / out, repo / "paper_figures" / out
             if dst.exists():
                 shutil.rmtree(dst)
             shutil.copytree(src, dst)
             written.append(dst)
         for paper in papers:
-            dst = Path(repo) / "notebooks" / f"{paper}.ipynb"
+            dst = repo / "notebooks" / f"{paper}.ipynb"
             shutil.copyfile(run_dir / "notebooks" / f"{paper}.ipynb", dst)
             written.append(dst)
     timings = run_dir / "benchmarks" / "results" / f"timings_{profile}.csv"
     if timings.exists():
-        dst = Path(repo) / "benchmarks" / "results" / f"timings_{profile}.csv"
+        dst = repo / "benchmarks" / "results" / f"timings_{profile}.csv"
         _merge_timings(timings, dst, sorted(manifest["ok"]), manifest.get("complete", False))
         written.append(dst)
     if papers:
-        written.append(build_report(Path(repo) / "paper_figures"))
-    written += render_prose(Path(repo), [Path(repo)], templates=Path(repo))
+        written.append(build_report(repo / "paper_figures"))
+    written += render_prose(repo)
     for path in written:
         log(f"updated {Path(path).relative_to(repo)}")
     return written

@@ -31,22 +31,18 @@ Tables.  :func:`write_table` writes long tables with a ``source`` column (``publ
 checks by kind (:func:`check_counts`) and its published numbers by class, and every unexplained number with the
 hypotheses tried for its data set.
 
-Prose.  ``ERRATA.md`` and ``README.md`` are rendered from ``docs/*.md`` templates by :func:`render_template`:
-every number they quote is a reference to an output file (see :func:`resolve_reference`), so it cannot go stale;
-``tests/test_prose.py`` fails when a rendered file differs from its template's rendering.
+Prose.  ``ERRATA.md`` and ``README.md`` quote these files through references rendered by :mod:`dpkernels.prose`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import numbers
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -74,8 +70,6 @@ __all__ = [
     "accepted_explanations",
     "compare_table",
     "build_report",
-    "render_template",
-    "resolve_reference",
     "stable_text",
     "PAPER_TITLES",
 ]
@@ -694,91 +688,3 @@ def build_report(root: Path | None = None) -> Path:
     path.write_text(text)
     tot.to_csv(root / "totals.csv", index=False)  # the totals the README quotes
     return path
-
-
-# ----------------------------------------------------------------------------------------------
-# prose that quotes outputs
-# ----------------------------------------------------------------------------------------------
-_REF = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
-
-
-def _source_file(body: str) -> str:
-    """The file a reference's source reads, relative to a root."""
-    if ".csv" in body:
-        return body.partition("?")[0]
-    if ".json" in body:
-        return body.partition("#")[0]
-    if ":" in body:
-        return f"paper_figures/{body.split(':', 1)[0]}/checks.csv"
-    raise KeyError(f"cannot resolve {body!r}")
-
-
-def _lookup(body: str, root: Path) -> object:
-    if ".csv" in body:
-        path, _, rest = body.partition("?")
-        sel, _, col = rest.rpartition("#")
-        df = pd.read_csv(root / path, dtype=str, keep_default_na=False)
-        for cond in filter(None, sel.split("&")):
-            k, _, v = cond.partition("=")
-            df = df[df[k] == v]
-        if len(df) != 1:
-            raise KeyError(f"{path}?{sel} matches {len(df)} rows")
-        return df.iloc[0][col]
-    if ".json" in body:
-        path, _, keys = body.partition("#")
-        value = json.loads((root / path).read_text())
-        for k in keys.split("."):
-            value = value[int(k)] if isinstance(value, list) else value[k]
-        return value
-    paper, rest = body.split(":", 1)
-    rid, _, col = rest.rpartition(".")
-    df = pd.read_csv(root / "paper_figures" / paper / "checks.csv", dtype=str, keep_default_na=False)
-    hit = df[df["id"] == rid]
-    if len(hit) != 1:
-        raise KeyError(f"{paper}/checks.csv has {len(hit)} rows with id {rid!r}")
-    return hit.iloc[0][col]
-
-
-def _roots(root: Path | Sequence[Path] | None) -> list[Path]:
-    if root is None:
-        return [REPO_ROOT]
-    if isinstance(root, (str, Path)):
-        return [Path(root)]
-    return [Path(r) for r in root]
-
-
-def resolve_reference(ref: str, root: Path | Sequence[Path] | None = None) -> str:
-    """The text of one reference ``{{ <source> | <format> }}`` of a prose template (the format is optional).
-
-    Sources:
-
-    * ``<paper>:<check id>.<column>``: a cell of ``paper_figures/<paper>/checks.csv``;
-    * ``<path>.csv?<col>=<value>&...#<column>``: a cell of any CSV under the repository, selected by equality on
-      columns (exactly one row must match);
-    * ``<path>.json#<key>.<key>...``: a value of a JSON file.
-
-    ``root``: the folder the paths are relative to (default: the repository), or a list of such folders searched
-    in order (a run's ``build/<profile>/`` first, then the repository for what the run did not produce: a file
-    or a row it lacks).  The format is a Python format spec (e.g. ``.3f``); numbers stored as text are converted first.
-    """
-    roots = _roots(root)
-    body, _, fmt = (part.strip() for part in ref.partition("|"))
-    found = [r for r in roots if (r / _source_file(body)).exists()] or roots[-1:]
-    for i, r in enumerate(found):
-        try:
-            value = _lookup(body, r)
-            break
-        except KeyError:  # not in this root: the next one (a run's outputs, then the reference)
-            if i == len(found) - 1:
-                raise
-    if fmt:
-        try:
-            return format(float(value), fmt)
-        except (TypeError, ValueError):
-            return format(value, fmt)
-    return str(value)
-
-
-def render_template(text: str, root: Path | Sequence[Path] | None = None) -> str:
-    """Replace every ``{{ reference }}`` (:func:`resolve_reference`) in ``text``."""
-    return _REF.sub(lambda m: resolve_reference(m.group(1), root), text)

@@ -7,16 +7,20 @@ with stable cell ids and executed by papermill with the profile's parameters.  A
 * ``paper_figures/<output>/``: figures, tables and checks (and ``REPORT.md``, ``totals.csv``);
 * ``notebooks/<paper>.ipynb``: the executed notebook, clean (:func:`dpkernels.notebooks.clean_notebook`);
 * ``benchmarks/results/timings_<profile>.csv``: seconds per notebook section (papermill times every cell), per
-  notebook, and the run's wall time;
-* ``README.md``, ``ERRATA.md``: the prose templates ``docs/*.md`` rendered with this run's numbers (files the run
-  did not produce are read from the reference);
+  notebook, and the run's wall time with the machine's one-minute load average at its start and end;
+* ``README.md``, ``ERRATA.md``: the prose templates ``docs/*.md`` rendered with this run's numbers
+  (:mod:`dpkernels.prose`): from this run's own outputs only (never an earlier run's folder left in the same build),
+  the reference for what the run does not produce; a value the run leaves blank renders as ``n/a`` with a warning,
+  listed in ``run.json``, and the prose step never aborts a run;
+* ``paper_figures/REPORT.md`` and ``totals.csv``: the report of this run's own outputs;
 * ``reference_check.csv``: every number compared with the reference; ``run.json``: what the run was;
 * ``papermill/``: papermill's raw input and output notebooks and each kernel's log
   (``<paper>.kernel.log``), where the notebooks' progress bars go (``tail -f`` it to watch a long run).
 
 Nothing tracked by git changes: ``dpkernels update-reference`` (:func:`dpkernels.reference.update_reference`)
 copies a run into the reference.  ``dpkernels run PAPER -p name=value`` runs one notebook with papermill
-parameters of the user's choice into ``build/<profile>/runs/<paper>-<parameters>/``.
+parameters of the user's choice into ``build/<profile>/runs/<paper>-<parameters>/``.  The notebooks, the reference
+and ``build/`` are the workbook's (:func:`dpkernels.workbook.find_root`), unless given.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,26 +43,31 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from dpkernels.notebooks import clean_notebook, notebook_problems, stable_cell_ids
-from dpkernels.report import BUILD_DIR, REPO_ROOT, build_report
+from dpkernels.prose import Gap, Source, render_prose
+from dpkernels.reference import compare_outputs
+from dpkernels.report import build_report
+from dpkernels.workbook import find_root
 
-__all__ = ["NOTEBOOK_DIR", "BUILD_DIR", "available_papers", "run_notebook", "reproduce", "run_one", "KERNEL_NAME",
-           "stable_cell_ids", "section_timings", "render_prose", "sync_notebook", "PROSE_TEMPLATES", "RunResult"]
+__all__ = ["available_papers", "run_notebook", "reproduce", "run_one", "KERNEL_NAME", "stable_cell_ids",
+           "section_timings", "sync_notebook", "RunResult"]
 
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 KERNEL_NAME = "dpkernels"
-#: Prose rendered from templates: template -> output (both relative to the repository, or to a run's folder).
-PROSE_TEMPLATES = {"docs/ERRATA.md": "ERRATA.md", "docs/README.md": "README.md"}
 #: Arguments of every kernel the runner starts: quiet logging; low-level output (fd 2) stays in the kernel log
 #: instead of being captured into cells; tqdm bars go to that log (dpkernels.notebooks' IPython extension).
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR", "--IPKernelApp.capture_fd_output=False",
                     "--IPKernelApp.extensions=dpkernels.notebooks"]
 
 
-def available_papers(notebook_dir: Path = NOTEBOOK_DIR, profile: str | None = None) -> list[str]:
-    """Papers with a notebook (``notebooks/<paper>.py`` percent script with its executed ``.ipynb``), and with an
-    entry for ``profile`` in the profiles file when one is given and the paper has entries there (only the frontier
-    has ``scale``)."""
-    papers = sorted(p.stem for p in Path(notebook_dir).glob("*.py") if (Path(notebook_dir) / f"{p.stem}.ipynb").exists())
+def _notebook_dir(notebook_dir: Path | None) -> Path:
+    return find_root() / "notebooks" if notebook_dir is None else Path(notebook_dir)
+
+
+def available_papers(notebook_dir: Path | None = None, profile: str | None = None) -> list[str]:
+    """Papers with a notebook (``notebooks/<paper>.py`` percent script with its executed ``.ipynb``; default: the
+    workbook's), and with an entry for ``profile`` in the profiles file when one is given and the paper has entries
+    there (only the frontier has ``scale``)."""
+    notebook_dir = _notebook_dir(notebook_dir)
+    papers = sorted(p.stem for p in notebook_dir.glob("*.py") if (notebook_dir / f"{p.stem}.ipynb").exists())
     if profile is None:
         return papers
     from dpkernels.profiles import _read
@@ -100,11 +111,12 @@ def run_notebook(
     paper: str,
     profile: str,
     parameters: dict[str, Any] | None = None,
-    notebook_dir: Path = NOTEBOOK_DIR,
+    notebook_dir: Path | None = None,
     out_dir: Path | None = None,
     progress: bool | dict = False,
 ) -> RunResult:
-    """Execute one notebook into ``out_dir`` (default ``build/<profile>``); never raises for a failing notebook.
+    """Execute one notebook of ``notebook_dir`` (default: the workbook's) into ``out_dir`` (default
+    ``build/<profile>`` beside it); never raises for a failing notebook.
 
     Writes ``out_dir/papermill/<paper>.ipynb`` (papermill's output, with cell times), the clean executed notebook
     ``out_dir/notebooks/<paper>.ipynb`` and the figures and tables under ``out_dir/paper_figures/``.
@@ -115,11 +127,12 @@ def run_notebook(
     import nbformat
     import papermill as pm
 
-    out_dir = Path(out_dir) if out_dir is not None else BUILD_DIR / profile
+    notebook_dir = _notebook_dir(notebook_dir).resolve()
+    # absolute: the kernel runs in notebook_dir, and writes its figures to DPKERNELS_OUTPUT
+    out_dir = Path(out_dir).resolve() if out_dir is not None else notebook_dir.parent / "build" / profile
     raw_dir, nb_dir, figures_dir = out_dir / "papermill", out_dir / "notebooks", out_dir / "paper_figures"
     for d in (raw_dir, nb_dir, figures_dir):
         d.mkdir(parents=True, exist_ok=True)
-    notebook_dir = Path(notebook_dir)
     nb = jupytext.read(notebook_dir / f"{paper}.py")
     stable_cell_ids(nb)
     kernel = _kernel_name()
@@ -151,7 +164,7 @@ def run_notebook(
     executed.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python (dpkernels)", "language": "python"}
     clean_path = nb_dir / f"{paper}.ipynb"
     nbformat.write(executed, clean_path)
-    problems = tuple(notebook_problems(executed, (str(REPO_ROOT), str(Path.home()))))
+    problems = tuple(notebook_problems(executed, (str(notebook_dir.resolve().parent), str(Path.home()))))
     return RunResult(paper, True, seconds, clean_path, problems=problems)
 
 
@@ -180,30 +193,15 @@ def section_timings(executed_notebook: Path, paper: str) -> pd.DataFrame:
                          for s in order])
 
 
-def render_prose(out: Path = REPO_ROOT, sources: list[Path] | None = None, templates: Path = REPO_ROOT) -> list[Path]:
-    """Render the templates ``templates/docs/*.md`` (:data:`PROSE_TEMPLATES`) into ``out`` (default: the
-    repository's ``README.md`` and ``ERRATA.md``).  ``sources``: the folders the templates' references are read
-    from, in order (default: ``[out]``; a run renders from its own outputs, then the reference)."""
-    from dpkernels.report import render_template
-
-    written = []
-    for src, dst in PROSE_TEMPLATES.items():
-        template = Path(templates) / src
-        if template.exists():
-            path = Path(out) / dst
-            path.write_text(render_template(template.read_text(), sources or [Path(out)]))
-            written.append(path)
-    return written
-
-
-def sync_notebook(paper: str, notebook_dir: Path = NOTEBOOK_DIR) -> Path:
-    """Update the inputs of the reference ``notebooks/<paper>.ipynb`` from its ``.py`` source, keeping the outputs
-    of unchanged cells (``dpkernels sync``); the result is clean (:func:`dpkernels.notebooks.clean_notebook`)."""
+def sync_notebook(paper: str, notebook_dir: Path | None = None) -> Path:
+    """Update the inputs of the reference ``notebooks/<paper>.ipynb`` (default: the workbook's) from its ``.py``
+    source, keeping the outputs of unchanged cells (``dpkernels sync``); the result is clean
+    (:func:`dpkernels.notebooks.clean_notebook`)."""
     import jupytext
     import nbformat
     from jupytext.combine import combine_inputs_with_outputs
 
-    notebook_dir = Path(notebook_dir)
+    notebook_dir = _notebook_dir(notebook_dir)
     ipynb = notebook_dir / f"{paper}.ipynb"
     source = jupytext.read(notebook_dir / f"{paper}.py")
     old = nbformat.read(ipynb, as_version=4) if ipynb.exists() else nbformat.v4.new_notebook()
@@ -218,20 +216,27 @@ def sync_notebook(paper: str, notebook_dir: Path = NOTEBOOK_DIR) -> Path:
     return ipynb
 
 
-def _git_commit() -> str:
+def _git_commit(root: Path) -> str:
     try:
-        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=30)
         return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
 
-def _outputs_written_since(figures: Path, since: float) -> list[str]:
-    return sorted(d.name for d in figures.iterdir()
-                  if d.is_dir() and any(f.stat().st_mtime >= since for f in d.iterdir())) if figures.exists() else []
+def _snapshot(figures: Path) -> dict[str, dict[str, int]]:
+    """Every output folder of ``figures`` with the modification time (ns) of each of its files."""
+    if not figures.exists():
+        return {}
+    return {d.name: {f.name: f.stat().st_mtime_ns for f in d.iterdir()} for d in figures.iterdir() if d.is_dir()}
+
+
+def _outputs_written(figures: Path, before: dict[str, dict[str, int]]) -> list[str]:
+    """The output folders of ``figures`` that are new or hold a new or rewritten file since the snapshot ``before``."""
+    return sorted(name for name, files in _snapshot(figures).items() if files != before.get(name))
 
 
 def _parameters_slug(parameters: dict[str, Any]) -> str:
@@ -240,70 +245,105 @@ def _parameters_slug(parameters: dict[str, Any]) -> str:
     return f"{readable.strip('_')}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
 
 
-def run_one(paper: str, profile: str = "quick", parameters: dict[str, Any] | None = None, progress: bool = True) -> int:
-    """``dpkernels run PAPER [-p name=value ...]``: one notebook at one setting.
+def run_one(paper: str, profile: str = "quick", parameters: dict[str, Any] | None = None, progress: bool = True,
+            root: Path | None = None, build_dir: Path | None = None) -> int:
+    """``dpkernels run PAPER [-p name=value ...]``: one notebook of the workbook ``root`` (default:
+    :func:`dpkernels.workbook.find_root`) at one setting.
 
     Without parameters this is ``reproduce`` for one paper (``build/<profile>/``, compared with the reference);
     with parameters the outputs go to ``build/<profile>/runs/<paper>-<parameters>/`` and are not compared (the
     reference holds the profile's own setting).
     """
-    if paper not in available_papers():
-        print(f"unknown paper {paper!r}; available: {available_papers()}", file=sys.stderr)
+    root = find_root() if root is None else Path(root).resolve()
+    build_dir = root / "build" if build_dir is None else Path(build_dir).resolve()
+    papers = available_papers(root / "notebooks")
+    if paper not in papers:
+        print(f"unknown paper {paper!r}; available: {papers}", file=sys.stderr)
         return 2
     if not parameters:
-        return reproduce(profile, [paper], jobs=1, progress=progress)
-    out = BUILD_DIR / profile / "runs" / f"{paper}-{_parameters_slug(parameters)}"
+        return reproduce(profile, [paper], jobs=1, progress=progress, build_dir=build_dir, reference=root)
+    out = build_dir / profile / "runs" / f"{paper}-{_parameters_slug(parameters)}"
     if out.exists():
         shutil.rmtree(out)
-    print(f"dpkernels run: {paper}, profile={profile}, parameters {parameters}; outputs in {_rel(out)}/", flush=True)
+    print(f"dpkernels run: {paper}, profile={profile}, parameters {parameters}; outputs in {_rel(out, root)}/", flush=True)
     bar = {"desc": f"{paper:<15}"} if progress else False
-    r = run_notebook(paper, profile, parameters, out_dir=out, progress=bar)
+    r = run_notebook(paper, profile, parameters, notebook_dir=root / "notebooks", out_dir=out, progress=bar)
     (out / "parameters.json").write_text(json.dumps({"paper": paper, "profile": profile, **parameters}, indent=1, default=str))
     if not r.ok:
         print(f"{paper} failed: {r.error[:2000]}", file=sys.stderr)
         return 1
-    print(f"{paper}: ok in {r.seconds:.1f} s -> {_rel(r.output)}; figures and tables in {_rel(out / 'paper_figures')}/")
+    print(f"{paper}: ok in {r.seconds:.1f} s -> {_rel(r.output, root)}; figures and tables in "
+          f"{_rel(out / 'paper_figures', root)}/")
     for p in r.problems:
         print(f"  notebook hygiene: {p}")
     return 0
 
 
-def _rel(path: Path) -> str:
+def _load() -> float | None:
+    """The machine's one-minute load average (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def _rel(path: Path, root: Path) -> str:
     path = Path(path)
-    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _report_of(figures: Path, outputs: list[str]) -> Path:
+    """``REPORT.md`` and ``totals.csv`` of ``figures`` built from ``outputs`` only (a run's own folders; an earlier
+    run's folders in the same build are left out): :func:`dpkernels.report.build_report` over a folder of links."""
+    if sorted(outputs) == sorted(d.name for d in figures.iterdir() if d.is_dir()):
+        return build_report(figures)
+    with tempfile.TemporaryDirectory(dir=figures.parent, prefix=".report-") as tmp:
+        for name in outputs:
+            try:
+                (Path(tmp) / name).symlink_to((figures / name).resolve(), target_is_directory=True)
+            except OSError:  # no symbolic links on this file system
+                shutil.copytree(figures / name, Path(tmp) / name)
+        build_report(Path(tmp))
+        for name in ("REPORT.md", "totals.csv"):
+            shutil.move(Path(tmp) / name, figures / name)
+    return figures / "REPORT.md"
 
 
 def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int = 1, progress: bool = True,
-              scheduler: str | None = None, compare: bool = True, notebook_dir: Path = NOTEBOOK_DIR,
-              build_dir: Path = BUILD_DIR, reference: Path = REPO_ROOT) -> int:
+              scheduler: str | None = None, compare: bool = True, notebook_dir: Path | None = None,
+              build_dir: Path | None = None, reference: Path | None = None) -> int:
     """Run the notebooks into ``build/<profile>/`` (module docstring), then compare the run with the reference;
-    returns an exit code (1 when a notebook failed).
+    returns an exit code: 2 for an unknown paper, 1 when a notebook failed or the report or the prose could not be
+    built (the run still ends with its reference check), else 0.
 
     ``scheduler``: a Dask scheduler address; the notebooks' sweeps (:mod:`dpkernels.sweep`) then run on that
-    cluster (passed to the kernels as ``DPKERNELS_SCHEDULER``).  ``notebook_dir``, ``build_dir``, ``reference``:
-    the sources, the build folder and the repository holding the reference (defaults: this repository's).
+    cluster (passed to the kernels as ``DPKERNELS_SCHEDULER``).  ``reference``: the repository holding the
+    reference and the prose templates; ``notebook_dir``, ``build_dir``: the sources and the build folder (defaults:
+    the workbook, :func:`dpkernels.workbook.find_root`, its ``notebooks/`` and ``build/``).
     """
-    from dpkernels.reference import compare_outputs
-
+    reference = find_root() if reference is None else Path(reference).resolve()
+    notebook_dir = reference / "notebooks" if notebook_dir is None else Path(notebook_dir).resolve()
+    build_dir = reference / "build" if build_dir is None else Path(build_dir).resolve()
     if scheduler:
         from dpkernels.sweep import SCHEDULER_ENV
 
         os.environ[SCHEDULER_ENV] = scheduler
-    todo = papers or available_papers(notebook_dir, profile)
-    unknown = sorted(set(todo) - set(available_papers(notebook_dir, profile)))
+    known = available_papers(notebook_dir, profile)
+    todo = papers or known
+    unknown = sorted(set(todo) - set(known))
     if unknown:
-        print(f"unknown paper(s) {unknown} for profile {profile}; available: {available_papers(notebook_dir, profile)}",
-              file=sys.stderr)
+        print(f"unknown paper(s) {unknown} for profile {profile}; available: {known}", file=sys.stderr)
         return 2
-    out = Path(build_dir) / profile
+    out = build_dir / profile
     figures = out / "paper_figures"
     if papers is None and figures.exists():
         shutil.rmtree(figures)
     for p in todo:
         shutil.rmtree(figures / p, ignore_errors=True)
-    print(f"dpkernels reproduce: profile={profile}, {len(todo)} notebook(s), jobs={jobs}; outputs in {_rel(out)}/ "
-          f"(progress inside each notebook: {_rel(out / 'papermill')}/<paper>.kernel.log)", flush=True)
-    start_clock, start = time.time(), time.perf_counter()
+    print(f"dpkernels reproduce: profile={profile}, {len(todo)} notebook(s), jobs={jobs}; outputs in "
+          f"{_rel(out, reference)}/ (progress inside each notebook: {_rel(out / 'papermill', reference)}/<paper>.kernel.log)",
+          flush=True)
+    before, start, load_start = _snapshot(figures), time.perf_counter(), _load()
 
     def bar(i: int) -> bool | dict:
         return {"desc": f"{todo[i]:<15}", "position": i if jobs > 1 else 0, "leave": True} if progress else False
@@ -316,7 +356,8 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
         results = [run_notebook(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i)) for i, p in enumerate(todo)]
     wall = time.perf_counter() - start
     for i, r in enumerate(results, 1):
-        print(f"[{i}/{len(todo)}] {r.paper}: {'ok' if r.ok else 'FAILED'} in {r.seconds:.1f} s -> {_rel(r.output)}", flush=True)
+        print(f"[{i}/{len(todo)}] {r.paper}: {'ok' if r.ok else 'FAILED'} in {r.seconds:.1f} s -> {_rel(r.output, reference)}",
+              flush=True)
         for p in r.problems:
             print(f"    notebook hygiene: {p}", flush=True)
     for r in results:
@@ -326,30 +367,48 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
     if frames:
         totals = pd.DataFrame([{"paper": r.paper, "section": "(notebook total)", "cells": None, "seconds": round(r.seconds, 1)}
                                for r in results if r.ok] + [{"paper": "(all)", "section": "(wall time)", "cells": None,
-                                                             "seconds": round(wall, 1), "jobs": jobs}])
+                                                             "seconds": round(wall, 1), "jobs": jobs,
+                                                             "load_start": load_start, "load_end": _load()}])
         timings = out / "benchmarks" / "results" / f"timings_{profile}.csv"
         timings.parent.mkdir(parents=True, exist_ok=True)
         pd.concat(frames + [totals], ignore_index=True).to_csv(timings, index=False)
-    outputs = _outputs_written_since(figures, start_clock - 1)
+    outputs = _outputs_written(figures, before)
     manifest = {"profile": profile, "papers": todo, "complete": papers is None, "ok": {r.paper: r.ok for r in results},
-                "outputs": outputs, "commit": _git_commit(), "wall_seconds": round(wall, 1), "jobs": jobs,
+                "outputs": outputs, "commit": _git_commit(reference), "wall_seconds": round(wall, 1), "jobs": jobs,
                 "notebook_problems": {r.paper: list(r.problems) for r in results if r.problems}}
-    (out / "run.json").write_text(json.dumps(manifest, indent=1))
-    report = build_report(figures)
-    print(f"report: {_rel(report)} (wall time {wall:.0f} s)", flush=True)
+    failed_steps = []
+    # the report and the prose never abort a run: a failure is printed, and the run goes on to its reference check
     try:
-        for path in render_prose(out, [out, Path(reference)], templates=Path(reference)):
-            print(f"rendered {_rel(path)} (this run's numbers; the reference's where the run has none)", flush=True)
-    except (KeyError, FileNotFoundError) as exc:  # a reference to an output this run did not produce
-        print(f"prose not rendered: {exc}", flush=True)
+        report = _report_of(figures, outputs) if outputs else None
+        if report is not None:
+            print(f"report: {_rel(report, reference)} (wall time {wall:.0f} s)", flush=True)
+    except Exception as exc:  # reported, never raised
+        failed_steps.append(f"report not built: {type(exc).__name__}: {exc}")
+    gaps: list[Gap] = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # each gap is listed below, once
+            written = render_prose(out, [Source(out, frozenset(outputs)), Source(reference)], templates=reference, gaps=gaps)
+        for path in written:
+            print(f"rendered {_rel(path, reference)} (this run's numbers; the reference's where the run has none)", flush=True)
+        if gaps:
+            print(f"prose: {len(gaps)} reference(s) have no value in this run and read n/a:\n  "
+                  + "\n  ".join(map(str, gaps)), flush=True)
+    except Exception as exc:  # reported, never raised
+        failed_steps.append(f"prose not rendered: {type(exc).__name__}: {exc}")
+    manifest["prose_gaps"] = [str(g) for g in gaps]
+    manifest["failed_steps"] = failed_steps
+    (out / "run.json").write_text(json.dumps(manifest, indent=1))
+    for line in failed_steps:
+        print(line, file=sys.stderr, flush=True)
     if compare:
-        check = compare_outputs(figures, Path(reference) / "paper_figures", outputs, profile)
+        check = compare_outputs(figures, reference / "paper_figures", outputs, profile)
         check.table.to_csv(out / "reference_check.csv", index=False)
-        print(f"reference check ({_rel(out / 'reference_check.csv')}):\n{check.summary()}", flush=True)
+        print(f"reference check ({_rel(out / 'reference_check.csv', reference)}):\n{check.summary()}", flush=True)
     if profile in ("full", "scale"):
         flag = "" if profile == "full" else f" --profile {profile}"
         print(f"the reference is unchanged; `dpkernels update-reference{flag}` (make update-reference"
               f"{' PROFILE=' + profile if flag else ''}) copies this run into it", flush=True)
     else:
         print("the reference is unchanged", flush=True)
-    return 0 if all(r.ok for r in results) else 1
+    return 0 if all(r.ok for r in results) and not failed_steps else 1

@@ -14,7 +14,14 @@ module-level function, importable wherever it runs).  :func:`run_sweep`
   other value is the address of a running scheduler (also from ``dpkernels reproduce --scheduler ADDRESS`` or the
   ``DPKERNELS_SCHEDULER`` environment variable).  Results travel back to the caller, which alone writes the store:
   workers need the package and the data, not the store's file system;
-* fails fast: the first task that raises cancels the rest and re-raises its error with the configuration.
+* checks before it computes anything (``preflight``): each named check (one per mechanism, say: a fit on a tiny
+  public problem) runs once in the caller, and the first that fails stops the sweep at once with
+  :class:`PreflightError`, naming it, the fix and the versions found; a broken dependency (diffprivlib under a SciPy
+  it does not support) then costs seconds, not the work in flight of a long sweep;
+* fails fast: the first task that raises cancels the rest and re-raises its error with the configuration; every
+  result that finished is in the store, so a rerun resumes;
+* recomputes a store entry it cannot read (a file truncated by a full disk or a killed process), with a
+  ``RuntimeWarning`` naming the file.
 
 Inside a task, nested parallelism runs serially (:func:`call_serially`): one BLAS thread and joblib's sequential
 backend.  Without it a library that calls ``joblib.Parallel`` itself (diffprivlib's ``LogisticRegression.fit``)
@@ -32,7 +39,7 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +49,19 @@ from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in ker
 
 from dpkernels.cache import source_hash
 
-__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "SweepError",
-           "SCHEDULER_ENV", "LOCAL"]
+__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "preflight", "SweepError",
+           "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX"]
 
 SCHEDULER_ENV = "DPKERNELS_SCHEDULER"
 #: ``scheduler`` value that starts a Dask LocalCluster of worker processes (one thread each) for one sweep.
 LOCAL = "local"
 
 Task = Callable[[dict[str, Any]], dict[str, Any]]
+#: What a failed preflight tells the user to do.
+PREFLIGHT_FIX = ('install the supported versions: pip install "dpkernels[compare]" (README, Install), or leave the '
+                 "mechanism out of the sweep")
+#: The distributions whose versions a failed preflight reports.
+_VERSIONS_OF = ("numpy", "scipy", "scikit-learn", "cvxpy", "diffprivlib")
 
 
 def config_key(config: dict[str, Any]) -> str:
@@ -75,10 +87,20 @@ class ResultStore:
         return self.root / f"{key}.json"
 
     def get(self, config: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored result of ``config``; None when there is none, or when its file cannot be read (truncated,
+        not JSON, no result): then a ``RuntimeWarning`` names the file and the sweep recomputes it."""
         p = self.path(config_key(config))
         if not p.exists():
             return None
-        return json.loads(p.read_text())["result"]
+        try:
+            result = json.loads(p.read_text())["result"]
+            if not isinstance(result, dict):
+                raise TypeError("the result is not a mapping")
+            return result
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"unreadable sweep result {p} ({type(exc).__name__}): recomputing it", RuntimeWarning,
+                          stacklevel=2)
+            return None
 
     def put(self, config: dict[str, Any], result: dict[str, Any]) -> None:
         key = config_key(config)
@@ -111,6 +133,34 @@ class SweepError(RuntimeError):
     """A task of a sweep failed; the message names its configuration and the task's error."""
 
 
+class PreflightError(RuntimeError):
+    """A check run before a sweep failed: the message names it, the error, the fix and the versions found."""
+
+
+def _versions() -> str:
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = [f"Python {platform.python_version()}"]
+    for dist in _VERSIONS_OF:
+        try:
+            found.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            found.append(f"{dist} not installed")
+    return ", ".join(found)
+
+
+def preflight(checks: Mapping[str, Callable[[], object]], fix: str = PREFLIGHT_FIX, desc: str = "sweep") -> None:
+    """Run each named check once, in order; raise :class:`PreflightError` for the first that raises, naming it, its
+    error, ``fix`` and the versions of the libraries the mechanisms rest on (:data:`_VERSIONS_OF`)."""
+    for name, check in checks.items():
+        try:
+            check()
+        except Exception as exc:
+            raise PreflightError(f"{desc}: {name} cannot run here, nothing was computed: it failed on a tiny public "
+                                 f"problem with {type(exc).__name__}: {exc}. Fix: {fix}. Found: {_versions()}.") from exc
+
+
 def _run_joblib(task: Task, todo: list[dict[str, Any]], n_jobs: int) -> Any:
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(call_serially)(task, c) for c in todo)
 
@@ -133,11 +183,16 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
             fut = client.submit(call_serially, task, c, key=f"sweep-{config_key(c)}", pure=False, priority=prio,
                                 retries=0)
             futures[fut.key] = (fut, c)
+        yielded = set()
         for fut in as_completed([f for f, _ in futures.values()]):
             if fut.status != "finished":  # the first failure cancels the rest and is raised here
                 exc = fut.exception()
-                client.cancel([f for f, _ in futures.values()])
+                client.cancel([f for f, _ in futures.values() if f.status != "finished"])
+                for f, _ in futures.values():  # what finished meanwhile is kept
+                    if f.status == "finished" and f.key not in yielded:
+                        yield f.result()
                 raise exc
+            yielded.add(fut.key)
             yield fut.result()
     finally:
         client.close()
@@ -147,13 +202,17 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
 
 def run_sweep(task: Task, configs: Sequence[dict[str, Any]], store: ResultStore, *, n_jobs: int = 1,
               scheduler: str | None = None, progress: bool = True, desc: str = "sweep",
-              cost: Callable[[dict[str, Any]], float] | None = None) -> pd.DataFrame:
+              cost: Callable[[dict[str, Any]], float] | None = None,
+              preflight_checks: Mapping[str, Callable[[], object]] | None = None) -> pd.DataFrame:
     """Run ``task`` on every configuration missing from ``store``; return all results (config columns + result
-    columns), in the order of ``configs``.  ``cost(config)`` orders the work, most expensive first."""
+    columns), in the order of ``configs``.  ``cost(config)`` orders the work, most expensive first.
+    ``preflight_checks``: named checks run once (:func:`preflight`) when anything is left to compute, before it is."""
     todo = [c for c in configs if store.get(c) is None]
     if cost is not None:
         todo.sort(key=cost, reverse=True)
     address = scheduler_address(scheduler)
+    if todo and preflight_checks:
+        preflight(preflight_checks, desc=desc)
     if todo:
         if address:
             prios = [float(cost(c)) if cost is not None else 0.0 for c in todo]

@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpkernels import defaults
-from dpkernels.feature_maps import FEATURE_MAPS, INTERCEPT_FEATURE, KDD_HASH_BUCKETS, SHUTTLE_CAP
+from dpkernels.feature_maps import FEATURE_MAPS, INTERCEPT_FEATURE, KDD_HASH_BUCKETS, SHUTTLE_CAP, _unit_ball, _with_constant
 from dpkernels.accounting import compose
 
 __all__ = [
@@ -835,9 +835,7 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
     (``refused``, error NaN, nothing spent) instead of failing the sweep.  A missing data file raises
     :class:`dpkernels.datasets.DatasetUnavailable` at once, naming the host (no download is tried here: a worker
     without the data fails fast instead of waiting)."""
-    from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
-
-    from dpkernels._validation import PrivacyLeakWarning, UtilityWarning
+    from dpkernels._validation import UtilityWarning
     from dpkernels.datasets import DatasetUnavailable
 
     validate_config(config)
@@ -851,9 +849,7 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
                                  int(round((config["epsilon"] or 0.0) * 1e6)), config["n_train"],
                                  int(round(scale * 1e6))])
     with warnings.catch_warnings():
-        # a privacy-leak warning (a bound or label set taken from the data) fails the task instead of passing by
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+        _privacy_leaks_fail(mech)
         warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
         warnings.simplefilter("ignore", UtilityWarning)  # "mostly noise": what the test error measures anyway
         tracemalloc.start()
@@ -921,6 +917,39 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
     return out
 
 
+def _privacy_leaks_fail(mech: Mechanism) -> None:
+    """Inside ``warnings.catch_warnings``: a privacy-leak warning (a bound or label set taken from the data; ours, and
+    diffprivlib's for its own mechanism) fails the fit instead of passing by.  diffprivlib is imported only for its
+    mechanism, so that a sweep without it runs without diffprivlib."""
+    from dpkernels._validation import PrivacyLeakWarning
+
+    warnings.simplefilter("error", PrivacyLeakWarning)
+    if mech.paper == "diffprivlib":
+        from diffprivlib.utils import PrivacyLeakWarning as DPLPrivacyLeakWarning
+
+        warnings.simplefilter("error", DPLPrivacyLeakWarning)
+
+
+def preflight_fit(name: str) -> None:
+    """Fit mechanism ``name`` once, through the sweep's own path (:func:`_fit_predict`, privacy-leak warnings as
+    errors), on a tiny public problem: 200 seeded Gaussian rows of 6 features mapped into the unit ball with the
+    constant feature, labels from the first data set of its task kind.  A certified solver's refusal to release is an
+    outcome, as in :func:`run_task`; anything else raises (run by :func:`dpkernels.sweep.preflight` before a sweep)."""
+    mech = MECHANISMS[name]
+    spec = next(s for s in DATASETS.values() if s.task in mech.tasks)
+    rng = np.random.default_rng(0)
+    X = _with_constant(_unit_ball(rng.normal(size=(240, 6)) / 3.0), INTERCEPT_FEATURE)
+    y = np.asarray(spec.classes)[np.arange(240) % len(spec.classes)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a tiny problem: no utility to speak of
+        _privacy_leaks_fail(mech)
+        try:
+            _fit_predict(mech, None if mech.privacy == "none" else 1.0, DELTA, 1.0, X[:200], y[:200], X[200:], spec, rng)
+        except RuntimeError as exc:
+            if "refusing to release" not in str(exc):
+                raise
+
+
 def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: int = 1, scheduler: str | None = None,
                  progress: bool = True) -> pd.DataFrame:
     """The sweep through :func:`dpkernels.sweep.run_sweep` (default store ``$DPKERNELS_CACHE/sweeps/frontier``; a
@@ -940,8 +969,9 @@ def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: i
             _population(ds)
         except DatasetUnavailable:
             pass  # the workers may have the data; a worker without it fails its task
+    checks = {f"mechanism {m!r}": functools.partial(preflight_fit, m) for m in sorted({c["mechanism"] for c in configs})}
     df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
-                   desc="frontier", cost=task_cost)
+                   desc="frontier", cost=task_cost, preflight_checks=checks)
     for col in ("label", "paper", "privacy", "family", "protocol", "base"):
         df[col] = df["mechanism"].map(lambda m, c=col: getattr(MECHANISMS[m], c))
     df["task"] = df["dataset"].map(lambda d: DATASETS[d].task)
