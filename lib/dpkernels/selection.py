@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpkernels import lattice
 from dpkernels._validation import check_epsilon, validate_data
-from dpkernels.mechanisms.base import NUMERICAL_ASSUMPTIONS, Guarantee, ReleaseMixin, void_guarantee
+from dpkernels.mechanisms.base import NUMERICAL_ASSUMPTIONS, Guarantee, ReleaseMixin
 
 __all__ = ["PrivateSelection", "SelectionEvaluation", "stated_guarantee"]
 
@@ -217,13 +217,15 @@ class PrivateSelection(ReleaseMixin, ClassifierMixin, BaseEstimator):
             noise="exponential mechanism sampled exactly (Gumbel-max over exact reals); the candidates' own noise",
             notes=self._notes())
         # what every candidate run passes on (the unselected ones are not kept): float-unsafe noise (stated as an
-        # assumption, read back by _own_reasons) and a fit that is not private; the randomness (this selection's
-        # stream) and the evaluation state are this object's own, settled when fit returns (ReleaseMixin)
+        # assumption, read back by _own_reasons) and a fit that is not private (the epsilon stated is kept, as
+        # ReleaseMixin keeps it; an infinite one is the maximum already); the randomness (this selection's stream)
+        # and the evaluation state are this object's own, settled when fit returns (ReleaseMixin)
         if any(g.status == "idealized" or NUMERICAL_ASSUMPTIONS["idealized"] in g.assumptions for g in guarantees):
             self.guarantee_ = dataclasses.replace(
                 self.guarantee_, assumptions=self.guarantee_.assumptions + (NUMERICAL_ASSUMPTIONS["idealized"],))
         if any(g.status == "not private" for g in guarantees):
-            self.guarantee_ = void_guarantee(self.guarantee_, "a candidate's fit is not private")
+            self.guarantee_ = dataclasses.replace(self.guarantee_, private=False, status="not private",
+                                                  notes=self.guarantee_.notes + ("a candidate's fit is not private",))
         return self
 
     def _own_reasons(self) -> set[str]:
