@@ -36,19 +36,28 @@ def _domain(est) -> str:
     "none" (a feature map bounded for every input: nothing to break)."""
     if type(est).__name__ == "PrivateKDE":
         return "box"
-    if _clip_keys(est) or any(k.split("__")[-1] == "data_norm" for k in est.get_params()):
+    if _clip_keys(est) or any(k.split("__")[-1] == "data_norm" for part in _parts(est) for k in part.get_params()):
         return "ball"
     return "none"
 
 
+def _parts(est) -> list:
+    """The estimator and a selector's candidates (PrivateSelection's ``candidates`` is a list, which
+    ``get_params(deep=True)`` does not enter)."""
+    return [est, *est.get_params(deep=False).get("candidates", ())]
+
+
 def _clip_keys(est) -> list[str]:
-    """The ``clip`` parameters of an estimator and of its inner estimators (``estimator__clip``)."""
-    return [k for k in est.get_params() if k.split("__")[-1] == "clip"]
+    """The ``clip`` parameters of an estimator and of its inner estimators (``estimator__clip``, a candidate's
+    ``clip``)."""
+    return [k for part in _parts(est) for k in part.get_params() if k.split("__")[-1] == "clip"]
 
 
 def _clipping(factory, **kw):
     est = factory(**kw)
-    return est.set_params(**{k: True for k in _clip_keys(est)})
+    for part in _parts(est):
+        part.set_params(**{k: True for k in part.get_params() if k.split("__")[-1] == "clip"})
+    return est
 
 
 def _neighbours(X: np.ndarray, domain: str) -> list[np.ndarray]:

@@ -3,6 +3,8 @@ the stated guarantee (parallel composition), the exponential mechanism's choice,
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -130,3 +132,33 @@ def test_refusals():
 
     with pytest.raises(ValueError, match="states no guarantee"):
         PrivateSelection([Silent(), Spy()], random_state=0).fit(X, y)
+
+
+def test_the_selection_states_what_every_candidate_passes_on():
+    """A candidate run with float-unsafe noise makes the selection (and its export) idealized, one that is not private
+    voids it, even when another candidate is selected: every candidate's mistakes enter the choice.  Honest candidates
+    leave a release (random_state=None) or a reproduction (a seed): the candidates' inner, generator-seeded fits do
+    not void the selection."""
+
+    class Stated(Spy):
+        def __init__(self, label=1, status="", random_state=None):
+            self.label, self.status, self.random_state = label, status, random_state
+            self.epsilon, self.delta = 1.0, 0.0
+
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.guarantee_ = dataclasses.replace(self.guarantee_, status=self.status or "release")
+            return self
+
+    X, y = _data()
+    for status, rs, expected in (("idealized", None, "idealized"), ("idealized", 0, "idealized"),
+                                 ("not private", None, "not private"), ("", None, "release"), ("", 0, "reproduction")):
+        sel = PrivateSelection([Stated(label=1), Stated(label=-1, status=status)], epsilon=1.0, random_state=rs)
+        sel.fit(X, y)
+        assert sel.selected_ == 0 and sel.guarantee_.status == expected, (status, rs, sel.guarantee_.status)
+        if expected != "not private":
+            assert sel.release().guarantee_.status == expected
+    grid = [ObjectivePerturbation(epsilon=1.0, alpha=a, classes=[-1, 1]) for a in (0.1, 1.0)]
+    for rs, expected in ((None, "release"), (0, "reproduction")):
+        sel = PrivateSelection(grid, epsilon=1.0, random_state=rs).fit(*_release_case_data())
+        assert sel.guarantee_.status == sel.best_estimator_.guarantee_.status == expected

@@ -31,11 +31,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from dpkernels import lattice
-from dpkernels._validation import check_epsilon
-from dpkernels.mechanisms.base import Guarantee, ReleaseMixin
+from dpkernels._validation import check_epsilon, validate_data
+from dpkernels.mechanisms.base import NUMERICAL_ASSUMPTIONS, Guarantee, ReleaseMixin
 
 __all__ = ["PrivateSelection", "SelectionEvaluation", "stated_guarantee"]
 
@@ -215,8 +215,26 @@ class PrivateSelection(ReleaseMixin, ClassifierMixin, BaseEstimator):
                          "mistake counts have sensitivity 1 (one row of the validation part)", "n is public"),
             attributes=self._release_attributes,
             noise="exponential mechanism sampled exactly (Gumbel-max over exact reals); the candidates' own noise",
-            notes=self._notes(), private=all(g.private for g in guarantees))
+            notes=self._notes())
+        # what every candidate run passes on (the unselected ones are not kept): float-unsafe noise (stated as an
+        # assumption, read back by _own_reasons) and a fit that is not private (the epsilon stated is kept, as
+        # ReleaseMixin keeps it; an infinite one is the maximum already); the randomness (this selection's stream)
+        # and the evaluation state are this object's own, settled when fit returns (ReleaseMixin)
+        if any(g.status == "idealized" or NUMERICAL_ASSUMPTIONS["idealized"] in g.assumptions for g in guarantees):
+            self.guarantee_ = dataclasses.replace(
+                self.guarantee_, assumptions=self.guarantee_.assumptions + (NUMERICAL_ASSUMPTIONS["idealized"],))
+        if any(g.status == "not private" for g in guarantees):
+            self.guarantee_ = dataclasses.replace(self.guarantee_, private=False, status="not private",
+                                                  notes=self.guarantee_.notes + ("a candidate's fit is not private",))
         return self
+
+    def _own_reasons(self) -> set[str]:
+        """The base's reasons, and "idealized" when a candidate's noise was (the unselected candidates are not kept:
+        the guarantee's assumptions say it)."""
+        reasons = super()._own_reasons()
+        if NUMERICAL_ASSUMPTIONS["idealized"] in self.guarantee_.assumptions:
+            reasons.add("idealized")
+        return reasons
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """The selected candidate's predictions (post-processing of the release).

@@ -58,7 +58,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from dpkernels import lattice
 from dpkernels._validation import (
@@ -71,6 +71,7 @@ from dpkernels._validation import (
     check_random_state,
     check_row_norms,
     public_bound,
+    validate_data,
 )
 from dpkernels.accounting import gaussian_epsilon, gaussian_sigma
 from dpkernels.losses import MarginLoss, make_loss
