@@ -6,7 +6,12 @@ Error control across the search.  A hypothesis is accepted only when its own tes
 :data:`ALPHA_HYPOTHESIS` and its false-acceptance rate (measured on data simulated without its effect) is at most
 :data:`MAX_FALSE_ACCEPTANCE` / m, m the number of hypotheses registered for its family (:func:`family_size`, run or
 not: the search that was planned): by Bonferroni the chance that a family gets any false explanation is at most
-:data:`MAX_FALSE_ACCEPTANCE`.
+:data:`MAX_FALSE_ACCEPTANCE`.  A search over the values of a constant inside one hypothesis (Chaudhuri's C11, C12)
+accepts when some value is not rejected, and its false acceptance is bounded by the sum over the values.
+
+The joint test most hypotheses use (:func:`joint_mean_test`): the published numbers of the cells a hypothesis bears on
+against the law of the protocol repeated under the hypothesis (its replicates: folds, permutations, splits or
+samples), with the published number the mean of as many replicates as the paper averaged.
 """
 
 from __future__ import annotations

@@ -161,6 +161,8 @@ def p19_hypothesis(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: int =
     _, M0, cells0 = matrix("ours")
     if cells != cells0:
         raise ValueError("P19: the variant and our shared fit ran different cells")
+    if M.shape[0] < 2:
+        return []
     j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0, n_sim=n_sim, random_state=random_state)
     bound = MAX_FALSE_ACCEPTANCE / family_size("P19")
     not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
