@@ -593,7 +593,8 @@ t72.pivot_table(index="method", columns=["dataset", "source"], values="value").r
 # %%
 t73 = E.table_7_3(res73, reading=f"reading: {READING.label}")
 write_table(t73, "table_7_3", "park2022")
-p19_runs = PV.load_committed("registered_runs.csv", OUT)  # P19: the variants command's runs
+p19_runs = PV.load_committed("registered_runs.csv", OUT)  # P19: the variants command's runs and its screen
+p19_screen = PV.load_committed("p19_screen.csv", OUT)
 hyp = E.hypotheses(t71, t73, res73, extra=PV.p19_hypothesis(p19_runs, random_state=seed) if p19_runs is not None else [])
 write_hypotheses(hyp, "park2022")
 display(E.registry_table())
