@@ -26,7 +26,8 @@ import pandas as pd
 import yaml
 from numpy.typing import NDArray
 
-__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table", "joint_mean_test"]
+__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table", "joint_mean_test",
+           "joint_test_row", "load_committed"]
 
 Array = NDArray[np.float64]
 
@@ -130,3 +131,38 @@ def joint_mean_test(published: Array, replicates: Array, *, n_published: float =
     crit = float(np.quantile(null, 1 - alpha))
     return {"T": t_pub, "p_value": float((1 + np.sum(null >= t_pub)) / (n_sim + 1)), "critical": crit,
             "false_acceptance": float(np.mean(alt <= crit)), "cells": k, "sets": n}
+
+
+def joint_test_row(hypothesis: str, j: dict[str, float], n_family: int, what: str, alternative: str, detail: str,
+                   scope: str) -> dict[str, object]:
+    """A row of ``hypotheses.csv`` (without its data set) from a :func:`joint_mean_test` result ``j``: accepted when
+    not rejected at :data:`ALPHA_HYPOTHESIS` and the false acceptance is at most :data:`MAX_FALSE_ACCEPTANCE` /
+    ``n_family``.  ``what``: the published numbers and the law they are tested against; ``alternative``: where the
+    false acceptance was measured; ``detail``: what else the row should say."""
+    bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
+    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
+    return {"hypothesis": hypothesis,
+            "test": f"joint mean test of {what} over {j['sets']} replicates (Ledoit-Wolf correlation, parametric "
+                    f"bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
+            "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
+            "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: "
+                      f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
+                      f"{alternative}" + (f"; {detail}" if detail else ""),
+            "scope": scope, "power": round(1 - j["false_acceptance"], 4),
+            "false_acceptance": round(j["false_acceptance"], 4)}
+
+
+def load_committed(paper: str, name: str, out: Path | None = None) -> pd.DataFrame | None:
+    """The committed output ``name`` of a paper's variants command (``paper_figures/<paper>/<name>``), copied into
+    the notebook's output folder ``out`` (``dpkernels update-reference`` replaces that folder with the run's, so the
+    run must carry the file); None when it is absent (the hypotheses it holds are then not run)."""
+    import shutil
+
+    from dpkernels.report import REPO_ROOT
+
+    src = REPO_ROOT / "paper_figures" / paper / name
+    if not src.exists():
+        return None
+    if out is not None and Path(out).resolve() != src.parent.resolve():
+        shutil.copyfile(src, Path(out) / name)
+    return pd.read_csv(src)

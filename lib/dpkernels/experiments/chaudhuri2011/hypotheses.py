@@ -53,7 +53,7 @@ Array = NDArray[np.float64]
 
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
                       "false_acceptance"]
-from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test  # noqa: E402  (the error control, :mod:`.registry`)
+from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`.registry`)
 #: Rows of the paper's KDD subset (the binomial spread of a constant classifier's error on it, C8).
 KDD_PAPER_ROWS = 70000
 
@@ -261,7 +261,6 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     rejected as void."""
     one = float(ranking.grid.iloc[0])
     own = {loss: float(ranking.loc[ranking[f"{loss}_z"].abs().idxmin(), "grid"]) for loss in ("logistic", "huber")}
-    bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
     scope = "table=figure_4_5; method=output|objective"
     base = {"hypothesis": "K-grid-per-loss", "dataset": "kddcup99", "scope": scope}
     grids = ", ".join(f"{loss} 1e{g:g}" for loss, g in own.items())
@@ -290,16 +289,10 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     _, M0 = matrix({loss: one for loss in own})
     j = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["permutations"], alternative=M0, n_sim=n_sim,
                         random_state=random_state)
-    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
-    return {**base,
-            "test": f"joint mean test of the {j['cells']} private points of Figures 4-5 (sizes {sizes}) under each loss's "
-                    f"own grid ({grids}; the one grid: 1e{one:g}), {j['sets']} permutations as replicates; accepted when "
-                    f"p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
-            "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
-            "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: "
-                      f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
-                      "published vectors simulated from the one-grid law",
-            "power": round(1 - j["false_acceptance"], 4), "false_acceptance": round(j["false_acceptance"], 4)}
+    return {**joint_test_row("K-grid-per-loss", j, n_family, f"the {j['cells']} private points of Figures 4-5 (sizes "
+                             f"{sizes}) under each loss's own grid ({grids}; the one grid: 1e{one:g}), the permutations "
+                             "as replicates", "published vectors simulated from the one-grid law", "", scope),
+            "dataset": "kddcup99"}
 
 
 def _explained_cells(hypothesis: str, dataset: str) -> list[tuple[str, ...]]:

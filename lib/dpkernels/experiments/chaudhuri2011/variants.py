@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 from dpkernels.bounds import chaudhuri as B
 from dpkernels.datasets import Dataset
+from dpkernels.experiments.registry import load_committed as _load_committed
 from dpkernels.losses import make_loss
 from dpkernels.mechanisms.chaudhuri import unit_gamma_noise
 from dpkernels.solvers.smooth import Design
@@ -398,19 +399,9 @@ def reading_frames(side: pd.DataFrame) -> dict[str, dict[str, pd.DataFrame]]:
 
 
 def load_committed(name: str, out: Path | None = None) -> pd.DataFrame | None:
-    """The committed output ``name`` of this command (``paper_figures/chaudhuri2011/<name>``), copied into the
-    notebook's output folder ``out`` (so that ``dpkernels update-reference``, which replaces the folder with the
-    run's, keeps it); None when it is absent (the hypotheses it holds are then not run)."""
-    import shutil
-
-    from dpkernels.report import REPO_ROOT
-
-    src = REPO_ROOT / "paper_figures" / "chaudhuri2011" / name
-    if not src.exists():
-        return None
-    if out is not None and Path(out).resolve() != src.parent.resolve():
-        shutil.copyfile(src, Path(out) / name)
-    return pd.read_csv(src)
+    """The committed output ``name`` of this command, copied into the notebook's output folder
+    (:func:`dpkernels.experiments.registry.load_committed`)."""
+    return _load_committed("chaudhuri2011", name, out)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from dpkernels.experiments.park2022.protocol import (
     park_dataset,
     summarise,
 )
-from dpkernels.experiments.park2022.registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, family_size
-from dpkernels.experiments.registry import joint_mean_test
+from dpkernels.experiments.park2022.registry import MAX_FALSE_ACCEPTANCE, family_size
+from dpkernels.experiments.registry import joint_mean_test, joint_test_row
 from dpkernels.experiments.park2022.statements import MIN_EFFECT
 from dpkernels.verdicts import Outcome, compare, published_se
 
@@ -218,20 +218,11 @@ def _p18(res73: pd.DataFrame, *, n_sim: int = 1000, random_state: int = 0) -> li
                  "statistic": math.nan, "accepted": False, "detail": "not tested: one split", "scope": "method=SVM SEMI",
                  "power": math.nan, "false_acceptance": math.nan} for s in sorted({s for s, _ in cells})]
     j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0, n_sim=n_sim, random_state=random_state)
-    bound = MAX_FALSE_ACCEPTANCE / family_size("P18")
-    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
     means = ", ".join(f"{round(100 * s)}% eps {e:g}: {m:.3f}" for (s, e), m in zip(cells, M.mean(axis=0)))
-    row = {"hypothesis": "P18",
-           "test": f"joint mean test of SVM SEMI's {j['cells']} published private numbers (both samplings) against the "
-                   f"variant without ||Phi_Z||_2 over {j['sets']} splits (Ledoit-Wolf correlation, parametric bootstrap); "
-                   f"accepted when p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
-           "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
-           "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: "
-                     f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
-                     f"published vectors simulated from our calibration's law; the variant's means: {means}; one test for "
-                     "both samplings",
-           "scope": "method=SVM SEMI", "power": round(1 - j["false_acceptance"], 4),
-           "false_acceptance": round(j["false_acceptance"], 4)}
+    row = joint_test_row("P18", j, family_size("P18"), f"SVM SEMI's {j['cells']} published private numbers (both "
+                         "samplings) against the variant without ||Phi_Z||_2, the splits as replicates",
+                         "published vectors simulated from our calibration's law",
+                         f"the variant's means: {means}; one test for both samplings", "method=SVM SEMI")
     return [{**row, "dataset": sampling_dataset(s)} for s in sorted({s for s, _ in cells})]
 
 

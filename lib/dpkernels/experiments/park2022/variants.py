@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -39,8 +38,9 @@ from dpkernels.experiments.park2022.protocol import (
     tasks_for,
 )
 from dpkernels.experiments.park2022.readings import Reading, _screen_svm, choose_reading, reading_scores, screen_readings, split_scale
-from dpkernels.experiments.park2022.registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, family_size
-from dpkernels.experiments.registry import joint_mean_test
+from dpkernels.experiments.park2022.registry import family_size
+from dpkernels.experiments.registry import joint_mean_test, joint_test_row
+from dpkernels.experiments.registry import load_committed as _load_committed
 
 __all__ = ["RUN_COLUMNS", "P19_GRID", "BASELINES", "Scale", "REGISTERED", "QUICK", "p19_screen", "p19_choose",
            "p19_runs", "p20_runs", "p19_hypothesis", "load_committed", "main"]
@@ -164,37 +164,21 @@ def p19_hypothesis(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: int =
     if M.shape[0] < 2:
         return []
     j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0, n_sim=n_sim, random_state=random_state)
-    bound = MAX_FALSE_ACCEPTANCE / family_size("P19")
-    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
     own = p[p.arm == "variant"].groupby("method").setting.first()
     settings = "; ".join(f"{m}: {s}" for m, s in own.items())
     if own.equals(p[p.arm == "ours"].groupby("method").setting.first()):
         settings += " (void: every baseline's own setting is Table 7.1's, so the variant is our shared fit with other noise draws)"
-    row = {"hypothesis": "P19",
-           "test": f"joint mean test of the baselines' {j['cells']} published private numbers against their own "
-                   f"settings' law over {j['sets']} splits (Ledoit-Wolf correlation, parametric bootstrap); accepted when "
-                   f"p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
-           "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
-           "detail": f"settings chosen on each baseline's own non-private numbers: {settings}; T = {j['T']:.1f} against "
-                     f"the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: {'not rejected' if not_rejected else 'rejected'}); "
-                     f"false acceptance {j['false_acceptance']:.3f} on published vectors simulated from the shared fit's "
-                     "law; one test for both samplings",
-           "scope": "method=SVM WEIGHT|SVM SEMI|SVM OUTPUT", "power": round(1 - j["false_acceptance"], 4),
-           "false_acceptance": round(j["false_acceptance"], 4)}
+    row = joint_test_row("P19", j, family_size("P19"), f"the baselines' {j['cells']} published private numbers against "
+                         "their own settings' law, the splits as replicates", "published vectors simulated from the "
+                         "shared fit's law", f"settings chosen on each baseline's own non-private numbers: {settings}; "
+                         "one test for both samplings", "method=SVM WEIGHT|SVM SEMI|SVM OUTPUT")
     return [{**row, "dataset": f"shuttle {round(100 * float(s))}%"} for s in sorted(set(p.sampling))]
 
 
 def load_committed(name: str, out: Path | None = None) -> pd.DataFrame | None:
-    """The committed output ``name`` of this command (``paper_figures/park2022/<name>``), copied into the notebook's
-    output folder ``out`` (``dpkernels update-reference`` replaces the folder with the run's); None when absent."""
-    from dpkernels.report import REPO_ROOT
-
-    src = REPO_ROOT / "paper_figures" / "park2022" / name
-    if not src.exists():
-        return None
-    if out is not None and Path(out).resolve() != src.parent.resolve():
-        shutil.copyfile(src, Path(out) / name)
-    return pd.read_csv(src)
+    """The committed output ``name`` of this command, copied into the notebook's output folder
+    (:func:`dpkernels.experiments.registry.load_committed`)."""
+    return _load_committed("park2022", name, out)
 
 
 def main(argv: list[str] | None = None) -> int:
