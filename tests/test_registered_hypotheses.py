@@ -208,3 +208,39 @@ def test_p19_chooses_each_baselines_setting_on_its_own_numbers():
     met = screen.assign(accuracy=[PE.PUBLISHED_TABLE_7_3[(f, "SVM WEIGHT")][-1] if (c, g) == (0.5, 1.0) else a
                                   for f, c, g, a in zip(screen.sampling, screen["C/n"], screen.gamma, screen.accuracy)])
     assert PV.p19_choose(met)["SVM WEIGHT"] == (0.5, 1.0) and PV.p19_choose(met)["SVM SEMI"] == choice["SVM SEMI"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Adult's non-private column by repeated cross-validation
+# ----------------------------------------------------------------------------------------------
+def _cv(spread: float, repeats: int = 10, seed: int = 0) -> pd.DataFrame:
+    """Repetitions of 10-fold cross-validation whose repetition means spread by ``spread`` around Table 1's numbers
+    (each fold error the mean plus a fold effect that sums to zero over the folds: the folds partition the rows)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (loss, method), vals in E.PUBLISHED_TABLES["adult"].items():
+        if method != "non-private":
+            continue
+        for e, v in zip(E.LAMBDA_EXPONENTS["adult"], vals):
+            for r in range(repeats):
+                fold = rng.normal(0, 0.006, 10)
+                mean = v + spread * rng.standard_normal()
+                rows += [{"dataset": "adult", "loss": loss, "log10_Lambda": float(e), "repeat": r, "fold": k,
+                          "error": mean + fold[k] - fold.mean()} for k in range(10)]
+    return pd.DataFrame(rows)
+
+
+def test_repeated_cross_validation_compares_through_the_repetitions_spread():
+    runs = pd.DataFrame([{"loss": loss, "method": "non-private", "log10_Lambda": float(e), "epsilon": np.nan, "fold": k,
+                          "run": 0, "error": 0.23} for loss in ("logistic", "huber") for e in E.LAMBDA_EXPONENTS["adult"]
+                         for k in range(10)])
+    frame = E.with_repeated_cv(E.table_frame("adult", runs), _cv(0.0002), "adult")
+    npv = frame[frame.method == "non-private"]
+    assert (npv[npv.source == "published"].n_runs == 1).all() and (npv[npv.source == "reproduced"].n_runs == 10).all()
+    cmp = compare_table(frame)
+    assert len(cmp) == 16 and (cmp.power > 0.99).all()  # se ~ 0.0002: the minimum effect 0.01 is always seen
+    assert (cmp["class"] == "agrees").mean() > 0.8  # the published numbers are the repetitions' own mean here
+    # must fail: the same repetitions 0.003 off (15 of their spreads) differ; with 10 folds' spread they could not
+    off = E.with_repeated_cv(E.table_frame("adult", runs), _cv(0.0002).assign(error=lambda d: d.error + 0.003), "adult")
+    assert (compare_table(off)["class"] == "differs, unexplained").all()
+    assert E.with_repeated_cv(E.table_frame("adult", runs), None, "adult").equals(E.table_frame("adult", runs))
