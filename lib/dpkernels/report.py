@@ -437,7 +437,8 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     (:data:`CLASSES`): a row's ``class_override`` (``not comparable``, ``input`` or ``fitted``, whose reason must be in
     ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's ``min_effect`` (else the
     ``min_effect`` argument), and a difference is ``consistent with X`` only when the row's candidate ``errata`` X is
-    accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`).  Columns: the keys,
+    accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`; ``errata`` may name several
+    candidates, ``X|Y``: the first accepted one explains).  Columns: the keys,
     ``published``, ``reproduced``, ``se_reproduced``, ``se_published``, ``z`` (the t statistic), ``df``, ``p_value``,
     ``power`` (against ``min_effect``), ``min_effect``, ``class``, ``kind`` (:func:`number_kind`), ``candidate`` (the
     ERRATA id named) and ``note``.
@@ -479,7 +480,7 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
         override = _cell(p, "class_override") or _cell(r, "class_override")
         me = next((float(v) for v in (p["min_effect"], r["min_effect"]) if pd.notna(v) and str(v) != ""), min_effect)
         dataset = keyd.get("dataset")
-        explained = errata if errata and dataset is not None and (errata, dataset) in accepted else None
+        explained = next((c for c in (errata or "").split("|") if dataset is not None and (c, dataset) in accepted), None)
         c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, df=dof, min_effect=me)
         cls = c.cls
         if override is not None:

@@ -6,19 +6,30 @@ Error control across the search.  A hypothesis is accepted only when its own tes
 :data:`ALPHA_HYPOTHESIS` and its false-acceptance rate (measured on data simulated without its effect) is at most
 :data:`MAX_FALSE_ACCEPTANCE` / m, m the number of hypotheses registered for its family (:func:`family_size`, run or
 not: the search that was planned): by Bonferroni the chance that a family gets any false explanation is at most
-:data:`MAX_FALSE_ACCEPTANCE`.
+:data:`MAX_FALSE_ACCEPTANCE`.  A search over the values of a constant inside one hypothesis (Chaudhuri's C11, C12)
+accepts when some value is not rejected, and its false acceptance is bounded by the sum over the values.
+
+The joint test most hypotheses use (:func:`joint_mean_test`): the published numbers of the cells a hypothesis bears on
+against the law of the protocol repeated under the hypothesis (its replicates: folds, permutations, splits or
+samples), with the published number the mean of as many replicates as the paper averaged.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import yaml
+from numpy.typing import NDArray
 
-__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table"]
+__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table", "joint_mean_test",
+           "joint_test_row", "load_committed"]
+
+Array = NDArray[np.float64]
 
 #: Level of a hypothesis's own test (it is rejected when its p-value is below this).
 ALPHA_HYPOTHESIS = 0.05
@@ -48,3 +59,110 @@ def registry_table(path: Path) -> pd.DataFrame:
     reg = registered(path)
     return pd.DataFrame([{"hypothesis": k, "family": v["family"], "m": family_size(k, path), "status": v["status"],
                           "statement": v["statement"]} for k, v in reg.items()])
+
+
+def joint_mean_test(published: Array, replicates: Array, *, n_published: float = 1.0, alternative: Array | None = None,
+                    n_sim: int = 1000, alpha: float = ALPHA_HYPOTHESIS, random_state: int = 0) -> dict[str, float]:
+    """A joint test that ``published`` (k numbers) is the mean of ``n_published`` replicates of the law whose
+    replicates are the rows of ``replicates`` (n x k: the protocol repeated under the hypothesis; its folds,
+    permutations, splits, samples or sets of noise directions).
+
+    Statistic: T = z' R^-1 z, z the published numbers' deviations from the replicates' mean in units of each cell's
+    sd sqrt(1/n + 1/n_published) and R the Ledoit-Wolf estimate of the replicates' correlation.  Its law under the
+    hypothesis is simulated with the estimation included (each replicate of the bootstrap draws n replicates and one
+    published vector, the mean of ``n_published`` draws, from N(m, S), re-estimates, computes T): p-value = share of
+    replicates with T above the published one; rejected when it is below ``alpha``.  False acceptance: the same
+    bootstrap replicates with the published vector drawn instead from the alternative, and the share of those the test
+    does not reject (T below the (1 - alpha) quantile under the hypothesis); 1 minus it is the power.  The alternative:
+    ``alternative`` (rows: replicates of the alternative's law, e.g. our reading at the same protocol; the published
+    vector the mean of ``n_published`` draws from it), or by default m plus the observed deviations |published - m|
+    under independent random signs (a difference of the observed size with no shared effect: C5's alternative).
+    Cells whose replicates do not vary (sd 0) are left out (``cells`` counts those kept)."""
+    from sklearn.covariance import ledoit_wolf
+
+    P, M = np.asarray(published, float), np.asarray(replicates, float)
+    keep = M.std(axis=0, ddof=1) > 0
+    P, M = P[keep], M[:, keep]
+    A = None if alternative is None else np.asarray(alternative, float)[:, keep]
+    n, k = M.shape
+    if n < 2 or k == 0:
+        raise ValueError(f"a joint test needs two replicates or more of at least one varying cell (got {n} x {k})")
+    scale = math.sqrt(1.0 / n + 1.0 / float(n_published))
+    rng = np.random.default_rng([random_state, 5])
+
+    def stats_of(xs: Array, sets: Array) -> Array:
+        """T of each row of ``xs`` against the law estimated from ``sets``: deviations in units of each cell's spread,
+        and one Ledoit-Wolf fit of the standardised sets (shrinkage towards the identity on the correlation scale:
+        shrinking the raw covariance towards its mean variance would let a cell of small variance hide a large
+        deviation)."""
+        mu, sd = sets.mean(axis=0), sets.std(axis=0, ddof=1)
+        dev = (np.atleast_2d(xs) - mu) / (sd * scale)
+        corr = ledoit_wolf((sets - mu) / sd)[0]
+        try:
+            sol = np.linalg.solve(corr, dev.T).T
+        except np.linalg.LinAlgError:  # a singular estimate (very few replicates): the pseudo-inverse
+            sol = (np.linalg.pinv(corr) @ dev.T).T
+        return np.einsum("ij,ij->i", dev, sol)
+
+    def chol(R: Array) -> Array:
+        mean, sd = R.mean(axis=0), R.std(axis=0, ddof=1)
+        sd = np.where(sd > 0, sd, 0.0)
+        S = ledoit_wolf((R - mean) / np.where(sd > 0, sd, 1.0))[0] * np.outer(sd, sd)  # own variances, shrunk correlation
+        try:
+            return np.linalg.cholesky(S + 1e-15 * max(np.trace(S), 1e-300) / R.shape[1] * np.eye(R.shape[1]))
+        except np.linalg.LinAlgError:  # positive semi-definite (very few replicates): a symmetric square root
+            w, V = np.linalg.eigh(S)
+            return V * np.sqrt(np.clip(w, 0.0, None))
+
+    m = M.mean(axis=0)
+    L = chol(M)
+    t_pub = float(stats_of(P, M)[0])
+    root = 1.0 / math.sqrt(float(n_published))
+    if A is not None:
+        m_alt, L_alt = A.mean(axis=0), chol(A)
+    dev = np.abs(P - m)
+    null, alt = np.empty(n_sim), np.empty(n_sim)
+    for i in range(n_sim):
+        sets = m + rng.standard_normal((n, k)) @ L.T
+        x_null = m + root * (L @ rng.standard_normal(k))
+        x_alt = (m + rng.choice([-1.0, 1.0], size=k) * dev if A is None
+                 else m_alt + root * (L_alt @ rng.standard_normal(k)))
+        null[i], alt[i] = stats_of(np.vstack([x_null, x_alt]), sets)
+    crit = float(np.quantile(null, 1 - alpha))
+    return {"T": t_pub, "p_value": float((1 + np.sum(null >= t_pub)) / (n_sim + 1)), "critical": crit,
+            "false_acceptance": float(np.mean(alt <= crit)), "cells": k, "sets": n}
+
+
+def joint_test_row(hypothesis: str, j: dict[str, float], n_family: int, what: str, alternative: str, detail: str,
+                   scope: str) -> dict[str, object]:
+    """A row of ``hypotheses.csv`` (without its data set) from a :func:`joint_mean_test` result ``j``: accepted when
+    not rejected at :data:`ALPHA_HYPOTHESIS` and the false acceptance is at most :data:`MAX_FALSE_ACCEPTANCE` /
+    ``n_family``.  ``what``: the published numbers and the law they are tested against; ``alternative``: where the
+    false acceptance was measured; ``detail``: what else the row should say."""
+    bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
+    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
+    return {"hypothesis": hypothesis,
+            "test": f"joint mean test of {what} over {j['sets']} replicates (Ledoit-Wolf correlation, parametric "
+                    f"bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
+            "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
+            "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: "
+                      f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
+                      f"{alternative}" + (f"; {detail}" if detail else ""),
+            "scope": scope, "power": round(1 - j["false_acceptance"], 4),
+            "false_acceptance": round(j["false_acceptance"], 4)}
+
+
+def load_committed(paper: str, name: str, out: Path | None = None) -> pd.DataFrame | None:
+    """The committed output ``name`` of a paper's variants command (``paper_figures/<paper>/<name>``), copied into
+    the notebook's output folder ``out`` (``dpkernels update-reference`` replaces that folder with the run's, so the
+    run must carry the file); None when it is absent (the hypotheses it holds are then not run)."""
+    import shutil
+
+    from dpkernels.report import REPO_ROOT
+
+    src = REPO_ROOT / "paper_figures" / paper / name
+    if not src.exists():
+        return None
+    if out is not None and Path(out).resolve() != src.parent.resolve():
+        shutil.copyfile(src, Path(out) / name)
+    return pd.read_csv(src)

@@ -8,6 +8,8 @@ Rooms by role:
 * :mod:`.readings`: the readings of the KDDCup99 protocol the paper leaves open, as parameters, and the rule that
   chooses among them;
 * :mod:`.hypotheses`: tested explanations of the published numbers we do not reproduce (ERRATA ids);
+* :mod:`.variants`: the registered hypotheses that need runs of their own, run at a reduced protocol by a separate
+  command whose outputs are committed (``python -m dpkernels.experiments.chaudhuri2011``), and their tests;
 * :mod:`.statements`: lemma, theorem and corollary checks;
 * :mod:`.audits`: privacy audits with exact losses and negative controls;
 * :mod:`.comparison`: the peer library, diffprivlib;
@@ -36,6 +38,9 @@ from .protocol import (
     summarise,
     table_frame,
     figure_2_3_frame,
+    REPEATS_NOTE,
+    repeated_cv_summary,
+    with_repeated_cv,
     learning_curves,
     learning_curve_frame,
     kernel_experiment,
@@ -46,6 +51,10 @@ from .readings import (
     TASKS,
     COMPOSITIONS,
     ROW_NORMALIZATIONS,
+    VARIANTS,
+    KDD_FULL_FILE_MAXIMA,
+    KDD_FULL_DISTINCT,
+    KDD_PAPER_COLUMNS,
     KDDReading,
     READINGS,
     TEXT_READING,
@@ -67,6 +76,7 @@ from .hypotheses import (
     shared_draws_output,
     shared_draws_hypothesis,
     shared_draws_joint_test,
+    grid_per_loss_hypothesis,
     task_hypothesis,
     ALPHA_HYPOTHESIS,
     MAX_FALSE_ACCEPTANCE,
@@ -76,7 +86,16 @@ from .hypotheses import (
     explanations,
     write_hypotheses,
 )
-from .registry import registered, family_size, registry_table
+from .registry import registered, family_size, registry_table, joint_mean_test
+from .variants import (
+    RUN_COLUMNS,
+    REGISTERED,
+    published_cells,
+    cell_fold_means,
+    variant_hypotheses,
+    reading_frames,
+    load_committed,
+)
 from .statements import (
     sensitivity_experiment,
     lemma_7_experiment,
@@ -165,6 +184,9 @@ __all__ = [
     "summarise",
     "table_frame",
     "figure_2_3_frame",
+    "REPEATS_NOTE",
+    "repeated_cv_summary",
+    "with_repeated_cv",
     "learning_curves",
     "learning_curve_frame",
     "kernel_experiment",
@@ -174,6 +196,10 @@ __all__ = [
     "COMPOSITIONS",
     "ROW_NORMALIZATIONS",
     "KDDReading",
+    "VARIANTS",
+    "KDD_FULL_FILE_MAXIMA",
+    "KDD_FULL_DISTINCT",
+    "KDD_PAPER_COLUMNS",
     "READINGS",
     "TEXT_READING",
     "CANDIDATES",
@@ -192,6 +218,15 @@ __all__ = [
     "shared_draws_output",
     "shared_draws_hypothesis",
     "shared_draws_joint_test",
+    "grid_per_loss_hypothesis",
+    "joint_mean_test",
+    "RUN_COLUMNS",
+    "REGISTERED",
+    "published_cells",
+    "cell_fold_means",
+    "variant_hypotheses",
+    "reading_frames",
+    "load_committed",
     "task_hypothesis",
     "ALPHA_HYPOTHESIS",
     "MAX_FALSE_ACCEPTANCE",

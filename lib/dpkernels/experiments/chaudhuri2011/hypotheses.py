@@ -40,6 +40,9 @@ from .protocol import (
     CHOSEN_LAMBDA,
     LAMBDA_EXPONENTS,
     PUBLISHED_FIGURES_2_3,
+    PUBLISHED_FIGURES_4_5,
+    PUBLISHED_FIGURES_4_5_SIZES,
+    PUBLISHED_N_RUNS,
     PUBLISHED_TABLES,
     Explanations,
     _key,
@@ -50,7 +53,7 @@ Array = NDArray[np.float64]
 
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
                       "false_acceptance"]
-from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE  # noqa: E402  (the error control, :mod:`.registry`)
+from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`.registry`)
 #: Rows of the paper's KDD subset (the binomial spread of a constant classifier's error on it, C8).
 KDD_PAPER_ROWS = 70000
 
@@ -77,15 +80,17 @@ def shared_draws_output(data: Dataset, solutions: dict[tuple[str, int], dict[flo
                       for eps, v in pts.items()]
     paths = solutions
     Xs = sparse.csr_matrix(X)
-    U = unit_gamma_noise(n_sets * n_runs, X.shape[1], "lattice", np.random.default_rng([random_state, 7])).reshape(n_sets, n_runs, -1)
-    means = np.zeros((n_sets, len(cells)))
-    for j, (_, loss, e, eps, _) in enumerate(tqdm(cells, desc=f"{name} shared draws", disable=not progress, leave=False)):
-        per_fold = []
-        for k, (tr, te) in enumerate(splits):
-            W = (paths[loss, k][10.0**e] + U / B.theorem_6_beta(eps, len(tr), 10.0**e)).reshape(n_sets * n_runs, -1)
-            wrong = np.where(Xs[te] @ W.T >= 0, 1.0, -1.0) != y[te][:, None]
-            per_fold.append(wrong.mean(axis=0).reshape(n_sets, n_runs).mean(axis=1))
-        means[:, j] = np.mean(per_fold, axis=0)
+    U = unit_gamma_noise(n_sets * n_runs, X.shape[1], "lattice", np.random.default_rng([random_state, 7]))
+    # The release of a cell is f* + U / beta, so its margins on a test row are x'f* + (x'U) / beta: x'U is computed
+    # once per fold for every cell (the same unit draws), each cell adds its own x'f* and beta.
+    per_fold = np.zeros((len(splits), n_sets, len(cells)))
+    for k, (tr, te) in enumerate(tqdm(splits, desc=f"{name} shared draws", disable=not progress, leave=False)):
+        XU = np.asarray(Xs[te] @ U.T)
+        for j, (_, loss, e, eps, _) in enumerate(cells):
+            margin = (Xs[te] @ paths[loss, k][10.0**e])[:, None] + XU / B.theorem_6_beta(eps, len(tr), 10.0**e)
+            wrong = np.where(margin >= 0, 1.0, -1.0) != y[te][:, None]
+            per_fold[k, :, j] = wrong.mean(axis=0).reshape(n_sets, n_runs).mean(axis=1)
+    means = per_fold.mean(axis=0)
     out = pd.DataFrame(cells, columns=["table", "loss", "log10_Lambda", "epsilon", "published"])
     out["mean_shared"] = means.mean(axis=0)
     out["sd_shared"] = means.std(axis=0, ddof=1)
@@ -97,47 +102,12 @@ def shared_draws_output(data: Dataset, solutions: dict[tuple[str, int], dict[flo
 
 def shared_draws_joint_test(published: Array, set_means: Array, *, n_sim: int = 1000, alpha: float = ALPHA_HYPOTHESIS,
                             random_state: int = 0) -> dict[str, float]:
-    """The joint test of C5 for one data set.  ``set_means``: the cell means of our protocol repeated with independent
-    sets of noise directions (rows: sets, columns: cells), the law of the paper's means under C5; ``published``: the
-    paper's numbers of those cells.
-
-    Statistic: T = z' R^-1 z, z the published numbers' deviations from the sets' mean in units of each cell's sd and R
-    the Ledoit-Wolf estimate of the sets' correlation.  Its law under C5
-    is simulated with the sets' estimation included (each replicate draws as many sets and one published vector from
-    N(m, S), re-estimates, computes T): p-value = share of replicates with T above the published one; C5 is rejected
-    when it is below ``alpha``.  False acceptance: the same replicates with the published vector replaced by m plus the
-    observed deviations |p - m| under independent random signs (a difference of the observed size with no shared
-    effect); its acceptance rate (T below the (1 - alpha) quantile under C5) is what the test lets through without the
-    effect, and 1 minus it is the power against that alternative."""
-    from sklearn.covariance import ledoit_wolf
-
-    P, M = np.asarray(published, float), np.asarray(set_means, float)
-    n, k = M.shape
-    rng = np.random.default_rng([random_state, 5])
-
-    def stats_of(xs: Array, sets: Array) -> Array:
-        """T of each row of ``xs`` against the law estimated from ``sets``: deviations in units of each cell's sd, and
-        one Ledoit-Wolf fit of the standardised sets (shrinkage towards the identity on the correlation scale: shrinking
-        the raw covariance towards its mean variance would let a cell of small variance hide a large deviation)."""
-        mu, sd = sets.mean(axis=0), sets.std(axis=0, ddof=1)
-        dev = (np.atleast_2d(xs) - mu) / sd
-        corr = ledoit_wolf((sets - mu) / sd)[0]
-        return np.einsum("ij,ij->i", dev, np.linalg.solve(corr, dev.T).T)
-
-    m, sd = M.mean(axis=0), M.std(axis=0, ddof=1)
-    S = ledoit_wolf((M - m) / sd)[0] * np.outer(sd, sd)  # the cells' own variances, the shrunk correlation
-    t_pub = float(stats_of(P, M)[0])
-    L = np.linalg.cholesky(S + 1e-15 * np.trace(S) / k * np.eye(k))
-    dev = np.abs(P - m)
-    null, alt = np.empty(n_sim), np.empty(n_sim)
-    for i in range(n_sim):
-        sets = m + rng.standard_normal((n, k)) @ L.T
-        null[i], alt[i] = stats_of(np.vstack([m + L @ rng.standard_normal(k),
-                                              m + rng.choice([-1.0, 1.0], size=k) * dev]), sets)
-    crit = float(np.quantile(null, 1 - alpha))
-    return {"T": t_pub, "p_value": float((1 + np.sum(null >= t_pub)) / (n_sim + 1)), "critical": crit,
-            "false_acceptance": float(np.mean(alt <= crit)), "cells": k, "sets": n}
-
+    """The joint test of C5 for one data set (:func:`joint_mean_test` with one published set: the paper's means are
+    one draw of the shared-draw law).  ``set_means``: the cell means of our protocol repeated with independent sets
+    of noise directions (rows: sets, columns: cells); ``published``: the paper's numbers of those cells.  False
+    acceptance on the same deviations with independent random signs (a difference of the observed size that shares
+    no random effect)."""
+    return joint_mean_test(published, set_means, n_published=1.0, n_sim=n_sim, alpha=alpha, random_state=random_state)
 
 
 def shared_draws_hypothesis(sh: pd.DataFrame, dataset: str, n_family: int = 1, *, n_sim: int = 1000,
@@ -280,22 +250,100 @@ def readings_hypothesis(readings: pd.DataFrame, unexplained: int, too_noisy: int
             "power": math.nan, "false_acceptance": math.nan}
 
 
+def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: int = 1, *, n_sim: int = 1000,
+                             random_state: int = 0) -> dict[str, object]:
+    """K-grid-per-loss: Algorithm 4's five Lambdas chosen per loss.  ``lc``: the learning curves of the chosen reading
+    for every candidate grid (:func:`~.protocol.learning_curves`: one run serves every grid); ``ranking``: the grid
+    rule's table (:func:`~.readings.rank_grids`), whose first row is the one-grid choice.  Each loss takes the grid with
+    its own smallest |z|; Figures 4-5's private points of each loss under its grid are tested against the published
+    ones by :func:`joint_mean_test` (replicates: permutations, the published number a mean of 5), false acceptance on
+    published vectors simulated from the one-grid law.  When both losses keep the one grid the variant is ours:
+    rejected as void."""
+    one = float(ranking.grid.iloc[0])
+    own = {loss: float(ranking.loc[ranking[f"{loss}_z"].abs().idxmin(), "grid"]) for loss in ("logistic", "huber")}
+    scope = "table=figure_4_5; method=output|objective"
+    base = {"hypothesis": "K-grid-per-loss", "dataset": "kddcup99", "scope": scope}
+    grids = ", ".join(f"{loss} 1e{g:g}" for loss, g in own.items())
+    if all(np.isclose(g, one) for g in own.values()):
+        return {**base, "test": "the grid rule per loss against the one-grid rule", "statistic": 1.0, "accepted": False,
+                "detail": f"void: each loss's own grid is the one grid (1e{one:g}); the variant gives our numbers",
+                "power": 0.0, "false_acceptance": 1.0}
+    priv = lc[lc.method != "non-private"]
+    sizes = sorted(set(priv["size"]) & set(PUBLISHED_FIGURES_4_5_SIZES))
+    if not sizes or priv.perm.nunique() < 2:
+        return {**base, "test": "the grid rule per loss against the one-grid rule", "statistic": float("nan"),
+                "accepted": False, "detail": f"not tested: no size of the paper's run with two permutations or more "
+                f"(sizes {sorted(set(priv['size']))}); each loss's grid: {grids}", "power": float("nan"),
+                "false_acceptance": float("nan")}
+
+    def matrix(choice: dict[str, float]) -> tuple[Array, Array]:
+        parts = [priv[(priv.loss == loss) & np.isclose(priv.grid, g)] for loss, g in choice.items()]
+        sel = pd.concat(parts)
+        sel = sel[sel["size"].isin(sizes)]
+        piv = sel.pivot_table(index="perm", columns=["loss", "epsilon", "method", "size"], values="error", aggfunc="mean")
+        pub = np.array([PUBLISHED_FIGURES_4_5[(loss, float(eps), method)][PUBLISHED_FIGURES_4_5_SIZES.index(int(size))]
+                        for loss, eps, method, size in piv.columns])
+        return pub, piv.to_numpy(float)
+
+    P, M = matrix(own)
+    _, M0 = matrix({loss: one for loss in own})
+    j = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["permutations"], alternative=M0, n_sim=n_sim,
+                        random_state=random_state)
+    return {**joint_test_row("K-grid-per-loss", j, n_family, f"the {j['cells']} private points of Figures 4-5 (sizes "
+                             f"{sizes}) under each loss's own grid ({grids}; the one grid: 1e{one:g}), the permutations "
+                             "as replicates", "published vectors simulated from the one-grid law", "", scope),
+            "dataset": "kddcup99"}
+
+
+def _explained_cells(hypothesis: str, dataset: str) -> list[tuple[str, ...]]:
+    """The published cells (table keys, as the frames' ``errata`` column) an accepted ``hypothesis`` names on
+    ``dataset``: the cells its registered test covered."""
+    table, figure = ("table_1", "figure_2") if dataset == "adult" else ("table_2", "figure_3")
+    delta = {"adult": (-10, -7, -4), "kddcup99": (-9, -7, -5)}[dataset]
+    if hypothesis == "C8":
+        vals = PUBLISHED_TABLES["kddcup99"][("logistic", "objective")]
+        return [_key("table_2", "logistic", "objective", e) for e, v in zip(LAMBDA_EXPONENTS["kddcup99"], vals) if v == vals[0]]
+    if hypothesis == "C11":
+        return [_key(table, loss, "objective", e) for loss in ("logistic", "huber") for e in delta]
+    if hypothesis in ("C12", "C13"):
+        return [_key("figure_2", "huber", "objective", eps) for eps in PUBLISHED_FIGURES_2_3["adult"][("huber", "objective")]]
+    if hypothesis == "K-grid-per-loss":
+        return [_key("figure_4_5", loss, eps, method, size) for (loss, eps, method) in PUBLISHED_FIGURES_4_5
+                for size in PUBLISHED_FIGURES_4_5_SIZES]
+    if hypothesis == "C5":
+        methods: tuple[str, ...] = ("output",)
+    elif hypothesis == "A-row-max":
+        methods = ("non-private", "output", "objective")
+    elif hypothesis.startswith("K-"):  # the KDD variant test's cells: the private numbers without C8's
+        methods = ("output", "objective")
+    else:
+        return []
+    c8 = hypothesis.startswith("K-")
+    keys = [_key(table, loss, method, e) for (loss, method) in PUBLISHED_TABLES[dataset] if method in methods
+            for e in LAMBDA_EXPONENTS[dataset] if not (c8 and loss == "logistic" and method == "objective" and e in delta)]
+    for (loss, method), pts in PUBLISHED_FIGURES_2_3[dataset].items():
+        if method in methods:
+            keys += [_key(figure, loss, method, eps) for eps in (pts if isinstance(pts, dict) else [np.nan])]
+    return keys
+
+
 def explanations(hypotheses: pd.DataFrame) -> Explanations:
     """The published cells an accepted hypothesis names as a candidate explanation (the ``errata`` column of the
-    tables): C5 accepted for a data set names every output-perturbation number of its table and figure; C8 accepted
-    for kddcup99 names Table 2's 0.2084 entries.  A hypothesis rejected for a data set names nothing there."""
-    ok = {(r.hypothesis, r.dataset) for r in hypotheses.itertuples() if bool(r.accepted)}
+    tables): the cells its registered test covered on the data set it was accepted for (C5: the output-perturbation
+    numbers of the data set's table and figure; C8: Table 2's 0.2084 entries; a KDD variant K-*: the private numbers
+    of Table 2 and Figure 3 except C8's; K-grid-per-loss: Figures 4-5's private points; C11: the Delta > 0 entries;
+    C12 and C13: Figure 2's Huber objective curve; A-row-max: every Adult number).  A cell named by two accepted hypotheses
+    keeps the first in the registry's order.  A hypothesis rejected for a data set names nothing there."""
+    from .registry import registered
+
+    order = {h: i for i, h in enumerate(registered())}
+    ok = sorted({(str(r.hypothesis), str(r.dataset)) for r in hypotheses.itertuples() if str(r.accepted).strip().lower() == "true"},
+                key=lambda hd: (order.get(hd[0], len(order)), hd[1]))
     ex: Explanations = {}
-    for name in ("adult", "kddcup99"):
-        if ("C5", name) in ok:
-            table, figure = ("table_1", "figure_2") if name == "adult" else ("table_2", "figure_3")
-            for loss in ("logistic", "huber"):
-                ex.update({_key(table, loss, "output", e): "C5" for e in LAMBDA_EXPONENTS[name]})
-                ex.update({_key(figure, loss, "output", eps): "C5" for eps in PUBLISHED_FIGURES_2_3[name][(loss, "output")]})
-    if ("C8", "kddcup99") in ok:
-        vals = PUBLISHED_TABLES["kddcup99"][("logistic", "objective")]
-        ex.update({_key("table_2", "logistic", "objective", e): "C8"
-                   for e, v in zip(LAMBDA_EXPONENTS["kddcup99"], vals) if v == vals[0]})
+    for hypothesis, dataset in ok:
+        if dataset in ("adult", "kddcup99"):
+            for key in _explained_cells(hypothesis, dataset):
+                ex.setdefault(key, hypothesis)
     return ex
 
 

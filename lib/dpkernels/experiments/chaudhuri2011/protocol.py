@@ -180,12 +180,14 @@ def protocol_requests(dataset: str, losses: Sequence[str], table_epsilon: float,
     return list(out)
 
 
-def _nonprivate_path(X: Array, y: Array, loss: str, lambdas: tuple[float, ...], gtol: float, compress: bool) -> dict[float, Array]:
+def _nonprivate_path(X: Array, y: Array, loss: str, lambdas: tuple[float, ...], gtol: float, compress: bool,
+                     design: Design | None = None) -> dict[float, Array]:
     """Certified non-private minimisers for every Lambda (largest first, each warm-started at the previous one), to
     ||grad|| <= gtol (the centre of output perturbation needs solver_tol x its sensitivity), and below Lambda = 1e-4
     to at most 1e-10: the non-private column of the tables needs the minimiser itself (at Lambda = 1e-10 a gradient
-    of 1e-8 would leave 100 of slack in ||f||)."""
-    design = Design(X, y, compress=compress)
+    of 1e-8 would leave 100 of slack in ||f||).  ``design``: ``Design(X, y, compress=compress)`` when the caller has
+    built it already (not part of the cache key: it is a function of the arguments that are)."""
+    design = Design(X, y, compress=compress) if design is None else design
     L = make_loss(loss)
     out, w = {}, np.zeros(X.shape[1])
     for lam in sorted(lambdas, reverse=True):
@@ -198,19 +200,21 @@ def _nonprivate_path(X: Array, y: Array, loss: str, lambdas: tuple[float, ...], 
     return out
 
 
-def _fold_path(Xtr: Array, ytr: Array, loss: str, requests: Sequence[Request], compress: bool, solver_tol: float) -> dict[float, Array]:
+def _fold_path(Xtr: Array, ytr: Array, loss: str, requests: Sequence[Request], compress: bool, solver_tol: float,
+               design: Design | None = None) -> dict[float, Array]:
     """The non-private minimisers one fold needs (every requested Lambda and Algorithm 2's Lambda + Delta), from the
-    content-addressed cache when an earlier run (or section) computed them."""
+    content-addressed cache when an earlier run (or section) computed them; ``design``: the fold's design when the
+    caller has built it (one construction for the path, its extra Lambdas and the releases)."""
     n = Xtr.shape[0]
     c = make_loss(loss).curvature
     gtol = certified_gtol(solver_tol, 1.0, n)
-    solve = cache.memory().cache(_nonprivate_path)
+    solve = cache.memory().cache(_nonprivate_path, ignore=["design"])
     path = dict(solve(Xtr, ytr, loss, tuple(sorted({10.0 ** r.log10_Lambda for r in requests if r.loss == loss})), gtol,
-                      compress))  # the same key whether or not the private columns are requested
+                      compress, design=design))  # the same key whether or not the private columns are requested
     extra = {10.0 ** r.log10_Lambda + B.theorem_9_parameters(r.epsilon, n, 10.0 ** r.log10_Lambda, c).Delta
              for r in requests if r.loss == loss and r.method == "objective"} - set(path)
     if extra:
-        path.update(solve(Xtr, ytr, loss, tuple(sorted(extra)), gtol, compress))
+        path.update(solve(Xtr, ytr, loss, tuple(sorted(extra)), gtol, compress, design=design))
     return path
 
 
@@ -226,8 +230,8 @@ def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, re
     rows and the non-private minimisers."""
     n, d = Xtr.shape
     L = make_loss(loss)
-    path = _fold_path(Xtr, ytr, loss, requests, compress, solver_tol)
     design = Design(Xtr, ytr, compress=compress)
+    path = _fold_path(Xtr, ytr, loss, requests, compress, solver_tol, design)
     unit_obj = unit_gamma_noise(n_runs, d, "lattice", np.random.default_rng([*seed, 2]))
     solved: dict[tuple[float, float], Array] = {}
     rows = []
@@ -355,6 +359,45 @@ def figure_2_3_frame(dataset: str, df: pd.DataFrame | None, explanations: Explan
     t = pd.concat(parts)
     rep = summarise(t, ["loss", "method", "epsilon"]).drop(columns="n_draws").assign(source="reproduced", dataset=dataset)
     return pd.concat([pub, rep], ignore_index=True)
+
+
+#: What a replicate of a non-private number is when the cross-validation is repeated (:func:`with_repeated_cv`).
+REPEATS_NOTE = ("replicate: one 10-fold cross-validation with a new split (the paper's number is one such repetition on "
+                "nearly these rows; its spread across new splits is the spread of the published number)")
+
+
+def repeated_cv_summary(cv: pd.DataFrame) -> pd.DataFrame:
+    """The non-private column from repeated cross-validation (``cv``: rows loss, log10_Lambda, repeat, fold, error,
+    e.g. ``adult_repeated_cv.csv`` of the variants command): per (loss, Lambda) the mean over repetitions of the
+    repetition's 10-fold mean, ``sd`` = the spread of those means, ``se`` = sd / sqrt(repetitions), ``n_runs`` =
+    repetitions."""
+    per = cv.groupby(["loss", "log10_Lambda", "repeat"]).error.mean().rename("unit").reset_index()
+    out = per.groupby(["loss", "log10_Lambda"]).unit.agg(value="mean", sd="std", n_runs="count").reset_index()
+    out["se"] = out["sd"] / np.sqrt(out["n_runs"])
+    out["log10_Lambda"] = out["log10_Lambda"].astype(float)
+    return out
+
+
+def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str) -> pd.DataFrame:
+    """``frame`` (:func:`table_frame` or :func:`figure_2_3_frame` of ``dataset``) with its non-private numbers compared
+    through repeated cross-validation (issue 28, item 1: where a replicate is cheap, run more of them): the reproduced
+    non-private rows become :func:`repeated_cv_summary`'s (replicate = one repetition of 10-fold cross-validation), and
+    the published ones count as one repetition (``n_runs`` 1: se = the repetitions' spread).  ``cv`` None: unchanged."""
+    if cv is None:
+        return frame
+    summ = repeated_cv_summary(cv[cv.dataset == dataset] if "dataset" in cv else cv)
+    out = frame.copy()
+    npv = out.method == "non-private"
+    figure = "log10_Lambda" not in out.columns
+    if figure:  # the flat line of each loss is the table's entry at the bold Lambda
+        lam = {loss: float(CHOSEN_LAMBDA[dataset][(loss, "non-private")]) for loss in ("logistic", "huber")}
+        summ = summ[[lam.get(loss) == e for loss, e in zip(summ.loss, summ.log10_Lambda)]].drop(columns="log10_Lambda")
+    keys = ["loss"] if figure else ["loss", "log10_Lambda"]
+    pub = out[npv & (out.source == "published")].assign(n_runs=1)
+    pub["note"] = pub["note"].astype(str) + "; " + REPEATS_NOTE
+    rep = out[npv & (out.source == "reproduced")][[c for c in out.columns if c not in ("value", "se", "sd", "n_runs")]]
+    rep = rep.merge(summ, on=keys, how="left")
+    return pd.concat([out[~npv], pub, rep], ignore_index=True)[list(frame.columns)]
 
 
 # ----------------------------------------------------------------------------------------------

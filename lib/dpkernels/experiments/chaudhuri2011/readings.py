@@ -14,7 +14,11 @@ connections of the 4.9-million-row file (119 columns after one-hot encoding); co
   exact counts by largest remainders, rows uniform within the label): the population the paper sampled from.
   ``"10 percent"`` is a uniform sample of the file we have;
 * ``row_normalization``: ``"project"`` divides each row of norm > 1 by its norm, ``"max"`` divides every row by the
-  largest row norm (:func:`dpkernels.datasets.chaudhuri_preprocess`).
+  largest row norm (:func:`dpkernels.datasets.chaudhuri_preprocess`);
+* ``variant``: one registered hypothesis about the rest of the protocol (:data:`VARIANTS`, ``registry.yaml``), applied
+  on top of the other fields: the column scaling (``K-scale-file``, ``K-minmax``, ``K-log-bytes``), the sampling
+  (``K-dedup``, ``K-replace``), the column count (``K-119``) or a later implementation's whole preprocessing
+  (``K-implementations``).  Empty for the readings the rule chooses among.
 
 Figures 4-5 also leave open the five Lambdas Algorithm 4 tunes over: :data:`LC_GRIDS` are the candidates (five
 half-decades each, from 1e-5 up to 1e-1), chosen by :data:`GRID_RULE`.
@@ -34,6 +38,7 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from dpkernels import verdicts
@@ -57,8 +62,11 @@ from .protocol import (
     summarise,
 )
 
+Array = NDArray[np.float64]
+
 __all__ = [
-    "KDD_FULL_COUNTS", "KDDReading", "READINGS", "TEXT_READING", "CANDIDATES", "READING_RULE", "LC_GRIDS", "GRID_RULE",
+    "KDD_FULL_COUNTS", "VARIANTS", "KDD_FULL_FILE_MAXIMA", "KDD_FULL_DISTINCT", "KDD_PAPER_COLUMNS", "KDDReading",
+    "READINGS", "TEXT_READING", "CANDIDATES", "READING_RULE", "LC_GRIDS", "GRID_RULE",
     "reading_from_label", "stratified_counts", "kdd_data", "chaudhuri_data", "nonprivate_columns", "rank_readings",
     "rank_grids",
 ]
@@ -77,6 +85,27 @@ KDD_FULL_COUNTS = {
 TASKS = {"dos": ("dos", "not-dos"), "attack": ("attack", "normal")}
 COMPOSITIONS = ("full file", "10 percent")
 ROW_NORMALIZATIONS = ("project", "max")
+#: The registered variants of the protocol (``registry.yaml``, family kdd-private), each a change of one step.
+VARIANTS = {
+    "K-scale-file": "columns divided by the file's maxima (the full file's for src_bytes and dst_bytes)",
+    "K-minmax": "columns min-max scaled over the sample",
+    "K-log-bytes": "log(1 + x) of src_bytes and dst_bytes before the column scaling",
+    "K-dedup": "rows drawn from the distinct rows, normal : attack in the full file's distinct proportions",
+    "K-replace": "rows drawn with replacement",
+    "K-119": "all-zero columns appended up to the paper's 119",
+    "K-implementations": "a later implementation's preprocessing (38 numeric columns, log(1 + x) of duration and "
+                         "the byte counters, rows / the file's largest L1 norm, uniform from the 10 percent file)",
+}
+#: The full 4.9-million-row file's largest src_bytes and dst_bytes (the 10 percent file's: 693,375,640 and 5,155,468),
+#: from public tables of the file's column ranges found with the search tools (four independent copies agree, and
+#: with duration's 58,329, which the 10 percent file shares); every other column's maximum is taken from the 10
+#: percent file (K-scale-file).
+KDD_FULL_FILE_MAXIMA = {"src_bytes": 1379963888.0, "dst_bytes": 1309937401.0}
+#: Distinct rows of the full file, normal and attack (Tavallaee, Bagheri, Lu, Ghorbani 2009, "A detailed analysis of
+#: the KDD CUP 99 data set", Table 1): the class proportions K-dedup draws with.
+KDD_FULL_DISTINCT = {"normal": 812814, "attack": 262178}
+#: The columns the paper states (Section 7.1): K-119 pads with zero columns up to this count.
+KDD_PAPER_COLUMNS = 119
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,7 @@ class KDDReading:
     task: str = "dos"
     composition: str = "full file"
     row_normalization: str = "project"
+    variant: str = ""
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -94,10 +124,13 @@ class KDDReading:
             raise ValueError(f"composition must be one of {COMPOSITIONS}, got {self.composition!r}")
         if self.row_normalization not in ROW_NORMALIZATIONS:
             raise ValueError(f"row_normalization must be one of {ROW_NORMALIZATIONS}, got {self.row_normalization!r}")
+        if self.variant and self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)} or empty, got {self.variant!r}")
 
     @property
     def label(self) -> str:
-        return f"{self.task}, {self.composition}, {self.row_normalization}"
+        base = f"{self.task}, {self.composition}, {self.row_normalization}"
+        return f"{base}; {self.variant}" if self.variant else base
 
 
 #: Every reading (task x composition x row normalisation); the first is the text's: the DoS task on a sample of the
@@ -112,8 +145,9 @@ CANDIDATES = tuple(KDDReading(t, "full file", r) for t in TASKS for r in ROW_NOR
 
 def reading_from_label(label: str) -> KDDReading:
     """The reading whose :attr:`KDDReading.label` is ``label``."""
-    task, composition, row_normalization = (s.strip() for s in label.split(","))
-    return KDDReading(task, composition, row_normalization)
+    base, _, variant = label.partition(";")
+    task, composition, row_normalization = (s.strip() for s in base.split(","))
+    return KDDReading(task, composition, row_normalization, variant.strip())
 
 READING_RULE = ("Readings of the KDD protocol are ranked by Table 2's non-private column alone (no noise is involved): "
                 "most of its 16 published entries within 3 standard errors of the difference (over the protocol's folds; the published "
@@ -150,34 +184,86 @@ def _kdd_table() -> pd.DataFrame:
     return df
 
 
-def kdd_data(reading: KDDReading, rows: int = 70000, random_state: int = 0) -> Dataset:
-    """A ``rows``-row sample of the 10 percent file under ``reading``, preprocessed as in Section 7.1.  Readings that
-    differ only in the task or the row normalisation draw the same rows (the same seed)."""
-    df = _kdd_table()
-    rng = np.random.default_rng(random_state)
-    if reading.composition == "full file":
+def _sample_rows(df: pd.DataFrame, reading: KDDReading, rows: int, rng: np.random.Generator) -> NDArray[np.intp]:
+    """The row indices of the sample (see :class:`KDDReading`): the full file's label composition (with replacement
+    under K-replace), a uniform sample of the 10 percent file (also K-implementations'), or K-dedup's draw from the
+    distinct rows."""
+    codes = df["label"].cat.codes.to_numpy()
+    cats = list(df["label"].cat.categories)
+    if reading.variant == "K-dedup":
+        distinct = np.flatnonzero(~df.duplicated().to_numpy())
+        normal = codes[distinct] == cats.index("normal")
+        n_normal = int(round(rows * KDD_FULL_DISTINCT["normal"] / sum(KDD_FULL_DISTINCT.values())))
+        return np.concatenate([rng.choice(distinct[normal], n_normal, replace=False),
+                               rng.choice(distinct[~normal], rows - n_normal, replace=False)])
+    if reading.composition == "full file" and reading.variant != "K-implementations":
         have = df["label"].value_counts()
         need = stratified_counts(rows)
+        replace = reading.variant == "K-replace"
         short = {k: (v, int(have.get(k, 0))) for k, v in need.items() if v > have.get(k, 0)}
-        if short:
+        if short and not replace:
             raise ValueError(f"{rows} rows with the full file's composition need more rows than the 10 percent file "
                              f"has for {short} (needed, available)")
-        codes = df["label"].cat.codes.to_numpy()
-        cats = list(df["label"].cat.categories)
-        idx = np.concatenate([rng.choice(np.flatnonzero(codes == cats.index(k)), v, replace=False)
-                              for k, v in need.items() if v > 0])
-    else:
-        if not 0 < rows <= len(df):
-            raise ValueError(f"rows must be in 1..{len(df)}, got {rows}")
-        idx = rng.choice(len(df), size=rows, replace=False)
-    sub = df.iloc[np.sort(idx)]
+        return np.concatenate([rng.choice(np.flatnonzero(codes == cats.index(k)), v, replace=replace)
+                               for k, v in need.items() if v > 0])
+    if not 0 < rows <= len(df):
+        raise ValueError(f"rows must be in 1..{len(df)}, got {rows}")
+    return rng.choice(len(df), size=rows, replace=False)
+
+
+def _variant_features(sub: pd.DataFrame, reading: KDDReading, numeric: list[str]) -> tuple[Array, list[str]]:
+    """Section 7.1's features with the reading's variant applied (:data:`VARIANTS`): the numeric columns transformed
+    and divided by their scale, the categoricals one-hot (the values present), the rows normalised as the reading
+    says; K-implementations' own map otherwise."""
+    num = sub[numeric].astype(np.float64).copy()
+    if reading.variant == "K-implementations":
+        logged = ["duration", "src_bytes", "dst_bytes"]
+        num[logged] = np.log1p(num[logged])
+        table = _kdd_table()[numeric].astype(np.float64)
+        table[logged] = np.log1p(table[logged])
+        X = num.to_numpy() / float(np.abs(table.to_numpy()).sum(axis=1).max())  # the file's largest L1 norm
+        return X, list(numeric)
+    if reading.variant == "K-log-bytes":
+        num[["src_bytes", "dst_bytes"]] = np.log1p(num[["src_bytes", "dst_bytes"]])
+    if reading.variant == "K-minmax":
+        num = num - num.min(axis=0)
+    scale = np.abs(num.to_numpy()).max(axis=0)
+    if reading.variant == "K-scale-file":
+        file_max = _kdd_table()[numeric].astype(np.float64).abs().max(axis=0)
+        file_max.update(pd.Series(KDD_FULL_FILE_MAXIMA))
+        scale = file_max.to_numpy()
+    blocks = [num.to_numpy() / np.where(scale == 0, 1.0, scale)]
+    names = list(numeric)
+    for col in KDD_CATEGORICAL:  # one-hot of the values present, as chaudhuri_preprocess
+        codes = pd.Categorical(sub[col].astype(str))
+        blocks.append(np.eye(len(codes.categories))[codes.codes])
+        names += [f"{col}={v}" for v in codes.categories]
+    if reading.variant == "K-119":
+        pad = max(KDD_PAPER_COLUMNS - sum(b.shape[1] for b in blocks), 0)
+        blocks.append(np.zeros((len(sub), pad)))
+        names += [f"zero_{i}" for i in range(pad)]
+    X = np.hstack(blocks)
+    norms = np.linalg.norm(X, axis=1)
+    X = X / (np.maximum(norms, 1.0)[:, None] if reading.row_normalization == "project" else norms.max())
+    return X, names
+
+
+def kdd_data(reading: KDDReading, rows: int = 70000, random_state: int = 0) -> Dataset:
+    """A ``rows``-row sample of the 10 percent file under ``reading``, preprocessed as in Section 7.1 (with the
+    reading's variant, if any).  Readings that differ only in the task, the row normalisation or a variant of the
+    features draw the same rows (the same seed)."""
+    df = _kdd_table()
+    rng = np.random.default_rng(random_state)
+    sub = df.iloc[np.sort(_sample_rows(df, reading, rows, rng))]
     if reading.task == "dos":
         y = np.where(sub["label"].isin(KDD_DOS), -1, 1)
     else:
         y = np.where(sub["label"] == "normal", 1, -1)
     numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
-    cat = sub[KDD_CATEGORICAL].astype(str)
-    X, names = chaudhuri_preprocess(sub[numeric], cat, None, reading.row_normalization)
+    if reading.variant in ("", "K-dedup", "K-replace"):
+        X, names = chaudhuri_preprocess(sub[numeric], sub[KDD_CATEGORICAL].astype(str), None, reading.row_normalization)
+    else:
+        X, names = _variant_features(sub, reading, numeric)
     labels = sub["label"].astype(str).value_counts()
     return Dataset("kddcup99", X, y, names, list(TASKS[reading.task]),
                    {"binary_pm1": True, "reading": reading.label, "rows": rows, "random_state": random_state,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from dpkernels.experiments import registry as _r
-from dpkernels.experiments.registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE
+from dpkernels.experiments.registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row
 
-__all__ = ["REGISTRY", "ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table"]
+__all__ = ["REGISTRY", "ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "joint_mean_test", "joint_test_row", "registered", "family_size", "registry_table"]
 
 REGISTRY = Path(__file__).with_name("registry.yaml")
 

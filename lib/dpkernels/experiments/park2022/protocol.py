@@ -44,6 +44,7 @@ __all__ = [
     "THESIS_RUNS",
     "METHODS",
     "AUTHOR_CODE",
+    "SEMI_P18",
     "PUBLISHED_TABLE_7_1",
     "PUBLISHED_TABLE_7_2",
     "PUBLISHED_TABLE_7_3",
@@ -69,6 +70,9 @@ THESIS_RUNS = 5
 #: split (eps/2 for the centre, Laplace(2/eps) votes) and r_max = 0.1 (Table 7.3 only).
 METHODS = ("Proposed", "Proposed (corrected)", "SVM WEIGHT", "SVM SEMI", "SVM OUTPUT")
 AUTHOR_CODE = "Proposed (author's code)"
+#: Hypothesis P18 (``registry.yaml``) as a method of the sweep: SVM SEMI with its Gaussian noise calibrated to the
+#: sensitivity 4C/n alone, without the factor ||Phi_Z||_2 (Table 7.3 only; its own noise stream).
+SEMI_P18 = "SVM SEMI (P18: no ||Phi_Z||)"
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,7 @@ class RunTask:
     seed: int = 0
     labels: tuple[tuple[str, object], ...] = field(default_factory=tuple)  #: extra columns, e.g. (("sampling", 0.1),)
     reading: Reading = AUTHOR_READING  #: scaling and the SVMs' box (:mod:`~dpkernels.experiments.park2022.readings`)
+    setting: Setting | None = None  #: Table 7.1's row of the data set unless given (hypothesis P19's per-method settings)
 
     @property
     def cost(self) -> int:
@@ -213,13 +218,15 @@ def _run_task(task: RunTask) -> list[dict[str, object]]:
 
 
 def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
-    name, s, reading = task.name, SETTINGS[task.name], task.reading
+    name, reading = task.name, task.reading
+    s = SETTINGS[name] if task.setting is None else task.setting
     Xtr, Xte, ytr, yte = split_scale(task.data, task.run, scaling=reading.scaling)
     classes = np.arange(task.data.n_classes)
     K, m, n = len(classes), len(yte), len(ytr)
     majority = float(np.max(np.bincount(yte, minlength=K)) / m)
     extra = dict(task.labels)
     rng = _stream(task, "noise")
+    p18_rng = _stream(task, "P18")  # its own stream: the other methods' draws do not move
     scaled = {reading.scaling: (Xtr, Xte)}
     bases: dict[str, tuple[PrivateSVDD, float]] = {}
 
@@ -287,6 +294,12 @@ def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
                 rows.append({**head, "method": method, "accounting": accounting,
                              "accuracy": _acc(ova.classes[S.argmax(axis=1)], yte), "train_s": t_fit,
                              "infer_s": time.perf_counter() - t0})
+        if SEMI_P18 in task.methods and eps is not None:  # P18: the same fit and features, sigma without ||Phi_Z||_2
+            key = dict(svm_methods)["SVM SEMI"]
+            pinv = ops[key][1][0]
+            S = fits[key][0].semi(ops[key][0], eps, 1.0 / n, p18_rng, operator=(pinv, 1.0))
+            rows.append({**head, "method": SEMI_P18, "accounting": "per-component",
+                         "accuracy": _acc(fits[key][0].classes[S.argmax(axis=1)], yte)})
     return rows
 
 
