@@ -63,6 +63,7 @@ def test_grid_selection_and_table(adult):
     table = R.table_2_frame(best, {"adult": (0.845, 9044)}, {("adult", "DP-GD"): "Y3"})
     paired = compare_table(table)
     assert set(paired.method) == {"non-private", "DP-GD"}
+    assert dict(zip(paired.method, paired.kind)) == {"non-private": "non-private", "DP-GD": "private, eps <= 0.1"}
     row = paired[paired.method == "DP-GD"].iloc[0]
     assert row.published == 80.9 and row.reproduced == pytest.approx(81.5) and row.candidate == "Y3"
     assert not row["class"].startswith("differs, explained")  # Y3 named, but no hypothesis accepted: nothing explained
