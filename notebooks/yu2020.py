@@ -34,7 +34,8 @@
 #
 # **What is ours.**  The calibrations: DP-GD's $T$ steps compose exactly into one Gaussian mechanism (Gaussian DP) and
 # DP-SGD is accounted by `dp-accounting`'s privacy-loss distributions, both under the **replace-one** relation of the
-# workbook's papers (Yu et al. track Rényi DP; the moments accountant they cite is add/remove); output perturbation uses
+# workbook's papers and of Yu et al.'s own Definition 2 ("arbitrarily modifying one record"; they track Rényi DP, and
+# the moments accountant they cite is add/remove); output perturbation uses
 # the analytic Gaussian; AMP's privacy argument is ours (the module docstring of `dpkernels.mechanisms.gradient`); all
 # noise is floating-point safe (`dpkernels.lattice`).  Output-SGD grid points that break Wu et al.'s step condition
 # ($\eta \le 2/\beta$) are not private and are left out.
