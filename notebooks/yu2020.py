@@ -34,15 +34,17 @@
 #
 # **What is ours.**  The calibrations: DP-GD's $T$ steps compose exactly into one Gaussian mechanism (Gaussian DP) and
 # DP-SGD is accounted by `dp-accounting`'s privacy-loss distributions, both under the **replace-one** relation of the
-# workbook's papers (Yu et al. track Rényi DP; the moments accountant they cite is add/remove); output perturbation uses
+# workbook's papers and of Yu et al.'s own Definition 2 ("arbitrarily modifying one record"; they track Rényi DP, and
+# the moments accountant they cite is add/remove); output perturbation uses
 # the analytic Gaussian; AMP's privacy argument is ours (the module docstring of `dpkernels.mechanisms.gradient`); all
 # noise is floating-point safe (`dpkernels.lattice`).  Output-SGD grid points that break Wu et al.'s step condition
 # ($\eta \le 2/\beta$) are not private and are left out.
 #
-# **Profiles.**  The complete protocol (every grid point of the four methods on both sets, 20 runs each, and the
-# hypotheses over the full grids) does not fit the full profile's share of the 900 s budget on two cores: it runs in the
-# `scale` profile.  The `full` profile runs DP-GD and DP-SGD at 20 runs on $T \in \{50, 200\}$ (the published rates) and AMP
-# and output-SGD at a sub-grid of the published one; its tables say which grid they come from.
+# **Profiles.**  The complete protocol (every grid point of the four methods on both sets, 20 runs each) and the
+# registered hypotheses' variants over it cost about half an hour of CPU: they run in the `scale` profile (on `n_jobs`
+# processes through `dpkernels.sweep`, resumable from its store).  The `full` profile runs DP-GD and DP-SGD at 20 runs
+# on $T \in \{50, 200\}$ (the published rates) and AMP and output-SGD at a sub-grid of the published one, with only the
+# hypotheses that re-read our runs; its tables say which grid they come from.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -63,10 +65,11 @@ from dpkernels.experiments import yu2020 as E
 from dpkernels.experiments.yu2020 import audits as A
 from dpkernels.experiments.yu2020 import hypotheses as H
 from dpkernels.experiments.yu2020 import records as R
-from dpkernels.experiments.yu2020.readings import PUBLISHED_N_RUNS, PUBLISHED_TABLE_2
+from dpkernels.experiments.yu2020.readings import PUBLISHED_TABLE_2
+from dpkernels.experiments.yu2020.registry import registry_table
 from dpkernels.mechanisms.gradient import amp_calibration, dp_gd_calibration, dp_sgd_calibration
-from dpkernels.report import (KINDS, STATUSES, Checks, compare_table, output_dir, stable_text, write_hypotheses,
-                              write_table)
+from dpkernels.report import (HYPOTHESIS_COLUMNS, KINDS, STATUSES, Checks, compare_table, output_dir, stable_text,
+                              write_hypotheses, write_table)
 
 START = time.perf_counter()
 P = profiles.load("yu2020", profile, sizes)
@@ -160,42 +163,68 @@ pd.DataFrame([{"dataset": k, "accuracy": v[0], "test rows": v[1], "published": P
 # ## The protocol: every method over its grid, 20 runs per point
 #
 # One row per (grid point, run): the test accuracy of one fit.  Each run is one fit of the estimator (the same path
-# functions and calibrations, many noise draws vectorised in one pass over the data).
+# functions and calibrations, many noise draws vectorised in one pass over the data); the noise of each (data set,
+# method) comes from its own generator, so the runs do not depend on which process computed them.  The registered
+# hypotheses' variants (next section) run in the same sweep, labelled with their ids.
 
 # %%
-runs = []
-for name, s in splits.items():
-    for method in E.METHODS:
-        runs.append(E.run_grid(method, s, P["n_runs"], seed, grid=P["grids"][method], progress=True))
-runs = pd.concat(runs, ignore_index=True)
+hyp_ids = list(P["hypotheses"])
+configs = E.protocol_configs(list(splits), E.METHODS, P["grids"], P["n_runs"], seed)
+for h in hyp_ids:
+    configs += H.hypothesis_configs(h, list(splits), P["grids"], P["n_runs"], seed)
+cpu0 = time.process_time()
+all_runs = E.run_protocol(configs, n_jobs=P["n_jobs"], progress=True) if configs else pd.DataFrame()
+runs = all_runs[all_runs.calibration == "ours"].reset_index(drop=True)
 write_table(runs.assign(source="reproduced", value=runs.accuracy, se=0.0, n_runs=1), "runs", "yu2020")
 best = E.best_points(runs)
+print(f"{len(configs)} grids ({sum(c['label'] == 'ours' for c in configs)} ours), "
+      f"{len(all_runs):,} runs; CPU of this process {time.process_time() - cpu0:.0f} s")
 best
 
 # %% [markdown]
-# ## Hypotheses, listed before the protocol ran
+# ## Hypotheses, registered before they were run
 #
-# `dpkernels.experiments.yu2020.hypotheses`: **Y1**, Yu et al. calibrated for add/remove neighbours (half our
-# replace-one sensitivity); **Y2**, their Rényi-DP accounting, add/remove as the moments accountant they cite; **Y3**
-# (DP-GD only), Rényi accounting at the replace-one sensitivity, more noise than ours (added after the quick profile's
-# first look, before the full protocol ran).  Each variant reruns its methods (over the profile's `hypothesis_grid`:
-# the point our calibration selected, or the whole grid) and is accepted for a data set when it agrees with the
-# published number and differs from ours, on every method it applies to.  Y1 and Y2 are not our estimators' guarantee.
+# `dpkernels.experiments.yu2020.registry` (`registry.yaml`) lists every explanation of a gap we planned to test, with
+# its family (the published numbers it bears on), its statement and its test; the error control counts all of them
+# (m per family), run or not.  Each is decided by one joint test over every number it names (a statement about Yu et
+# al.'s code predicts all of them): Bonferroni over the t statistics at 0.05, and accepted only when that test does not
+# reject it **and** its false-acceptance rate (the chance of that outcome if the published numbers were draws of our
+# own protocol's) is at most 0.2 / m.  The variants' noise calibrations are readings of Yu et al.'s accounting, not our
+# estimators' replace-one guarantee.
 
 # %%
-variants = []
-for name, s in splits.items():
-    for hyp, cal in H.VARIANTS.items():
-        for method in H.VARIANT_METHODS[hyp]:
-            b = best[(best.dataset == name) & (best.method == method)].iloc[0]
-            grid = (P["grids"][method] if P["hypothesis_grid"] == "full"
-                    else {"n_iter": (int(b.n_iter),), "learning_rate": (float(b.learning_rate),)})
-            variants.append(E.run_grid(method, s, P["n_runs"], seed + 1, grid=grid, calibration=cal))
-variants = pd.concat(variants, ignore_index=True)
-best_all = pd.concat([best, E.best_points(variants)], ignore_index=True)
-hyp = H.hypothesis_rows(best_all, PUBLISHED_TABLE_2, PUBLISHED_N_RUNS)
+registry = registry_table()
+registry.assign(tested=registry.hypothesis.isin(hyp_ids))[["hypothesis", "family", "m", "tested", "statement"]]
+
+# %%
+hyp = pd.concat([H.hypothesis_rows(h, all_runs, PUBLISHED_TABLE_2, all_runs) for h in hyp_ids] or [pd.DataFrame()],
+                ignore_index=True)
+if hyp.empty:
+    hyp = pd.DataFrame(columns=[*HYPOTHESIS_COLUMNS, "scope", "power", "false_acceptance"])
 write_hypotheses(hyp, "yu2020")
-hyp[["hypothesis", "dataset", "method", "statistic", "accepted", "detail"]]
+hyp[["hypothesis", "dataset", "statistic", "accepted", "power", "false_acceptance", "detail"]]
+
+# %% [markdown]
+# Each variant's numbers beside the published ones (DP-GD, DP-SGD and AMP; the bars are 2 standard errors of the
+# variant's mean): the published number is the black line, ours the grey one.
+
+# %%
+numbers = pd.concat([H.variant_numbers(h, all_runs, all_runs).assign(hypothesis=h) for h in hyp_ids] or [pd.DataFrame()],
+                    ignore_index=True)
+if not numbers.empty:
+    panels = [k for k in PUBLISHED_TABLE_2 if k[1] in ("DP-GD", "DP-SGD", "AMP") and k[0] in splits]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 4), squeeze=False)
+    ours_best = best.set_index(["dataset", "method"])
+    for ax, (ds, method) in zip(axes[0], panels):
+        g = numbers[(numbers.dataset == ds) & (numbers.method == method)]
+        ax.errorbar(g.value, np.arange(len(g)), xerr=2 * g.se, fmt="o", capsize=2)
+        ax.axvline(PUBLISHED_TABLE_2[(ds, method)], color="black", label="published")
+        if (ds, method) in ours_best.index:
+            ax.axvline(100 * ours_best.loc[(ds, method), "mean"], color="grey", ls="--", label="ours")
+        ax.set(yticks=np.arange(len(g)), yticklabels=g.hypothesis, xlabel="test accuracy (%)", title=f"{ds} {method}")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(OUT / "hypotheses.png", dpi=120)
 
 # %% [markdown]
 # ## Table 2: our numbers against the published ones
@@ -203,17 +232,15 @@ hyp[["hypothesis", "dataset", "method", "statistic", "accepted", "detail"]]
 # Replicate unit: one fit on the fixed published split (fresh noise, batches, permutation); standard error
 # sd/$\sqrt{20}$, 19 degrees of freedom; the published standard error is taken as our per-run sd over $\sqrt{20}$
 # (not reported by the paper).  The comparison classes come from `dpkernels.report.compare_table`, with a stated
-# minimum effect of 1 percentage point.  A difference names a candidate explanation only if that hypothesis was
-# accepted for the data set on both methods.
+# minimum effect of 1 percentage point.  A difference is `consistent with <id>` only where hypothesis <id> was accepted
+# (and it names the number); otherwise it stays `differs, unexplained` and `paper_figures/REPORT.md` lists the
+# hypotheses that bear on it.
 
 # %%
-candidates = {}
-for (hid, ds), g in hyp.groupby(["hypothesis", "dataset"]):
-    if g.accepted.all():
-        for method in g.method:
-            candidates.setdefault((ds, method), hid)
-table2 = R.table_2_frame(best, nonprivate, candidates)
+table2 = R.table_2_frame(best, nonprivate, H.candidates(hyp))
 write_table(table2, "table_2", "yu2020")
+R.record_table_2(checks, table2, hyp)
+checks.show_new()
 paired = compare_table(table2, hyp)
 paired[["dataset", "method", "published", "reproduced", "se_reproduced", "z", "class", "candidate"]]
 

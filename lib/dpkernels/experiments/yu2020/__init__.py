@@ -6,7 +6,8 @@ Rooms by role:
 
 * :mod:`.protocol`: Iyengar et al.'s preparation, Yu et al.'s grids and runs;
 * :mod:`.readings`: the published numbers;
-* :mod:`.hypotheses`: explanations of a gap, listed before any private number was computed, and their tests;
+* :mod:`.registry`: the hypotheses about the published numbers, registered before they are run (``registry.yaml``);
+* :mod:`.hypotheses`: what each hypothesis changes in the protocol, and the joint test that decides it;
 * :mod:`.audits`: privacy audits of the four estimators with negative controls;
 * :mod:`.records`: the comparison table (``source`` column) and its classes.
 """
@@ -33,6 +34,9 @@ from .protocol import (
     iyengar_kddcup99,
     load_split,
     nonprivate_accuracy,
+    protocol_configs,
     run_grid,
     run_point,
+    run_protocol,
+    run_task,
 )

@@ -1,75 +1,121 @@
-"""Explanations of a gap between our numbers and Yu et al.'s Table 2, listed before the protocol's private numbers
-were computed (only single grid points had been run, to time them), each with the test that accepts or rejects it.
+"""Explanations of the gaps between our numbers and Yu et al.'s Table 2, registered before they were run
+(:mod:`.registry`, ``registry.yaml``: statements, families, history), what each changes in the protocol
+(:data:`VARIANTS`) and the one test that decides them all (:func:`joint_test`).
 
-* **Y1 (neighbouring relation).**  Yu et al. calibrated DP-GD and DP-SGD for add/remove-one neighbours (one record
-  moves the clipped gradient sum by C, not 2C; the moments accountant they cite is add/remove): about half our
-  replace-one noise.  Test: the same grid with the noise an add/remove analysis would give (DP-GD: sensitivity C/n,
-  exact Gaussian composition; DP-SGD: dp-accounting's PLD with ``ADD_OR_REMOVE_ONE``).
-* **Y2 (Renyi accounting, add/remove).**  Yu et al. "track Renyi differential privacy and convert it to (epsilon,
-  delta)" with the moments accountant they cite (add/remove): the conversion is loose at epsilon = 0.1, the relation
-  halves the sensitivity.  Test: the same grid with the noise dp-accounting's RDP accountant needs (add/remove).
-* **Y3 (Renyi accounting, replace-one; DP-GD only).**  The same accounting at the replace-one sensitivity 2C/n (an RDP
-  Gaussian event's multiplier is relative to the L2 sensitivity; google/differential-privacy issue 378): more noise
-  than ours.  dp-accounting's RDP accountant has no replace-one Poisson sampling, so DP-SGD has no Y3 variant.  Y3 was
-  added after the quick profile's first look (Adult, T = 50 only: our DP-GD above the published number, and Y1, Y2
-  lowering the noise further), before the full protocol ran.
+A hypothesis is a statement about what Yu et al. computed (their accountant, their inputs, their selection, their
+runs).  Its variant reruns the protocol with that one change over the complete published grids (the published
+selection: the best grid point by mean test accuracy) on every data set and method its scope names, or recomputes
+the numbers from our runs when the change is in the reading of the runs (Y8, Y11, Y15).  The test is joint over all
+the numbers the hypothesis names (a statement about their code predicts every one of them): Bonferroni over the
+per-number t statistics at :data:`~dpkernels.experiments.registry.ALPHA_HYPOTHESIS`.  A hypothesis is accepted only
+when that test does not reject it and its false-acceptance rate (the probability of not rejecting when the published
+numbers are draws of our own protocol's, computed exactly) is at most
+:data:`~dpkernels.experiments.registry.MAX_FALSE_ACCEPTANCE` / m, m the hypotheses registered for its family: a
+hypothesis whose variant cannot be told from our protocol cannot explain a gap, whatever its p-value.
 
-A hypothesis is accepted for a data set and method when its variant's best-grid mean agrees with the published number
-(:func:`dpkernels.verdicts.compare`, the replicate unit one run, published se from our per-run sd and their 20 runs)
-and differs from ours (the test could tell them apart); it explains a data set's numbers only when accepted for
-every method it applies to (:func:`dpkernels.report.accepted_explanations`).  The variants are NOT our estimators' guarantee (replace-one):
-they exist to test the hypotheses.
-
-Two facts that are not hypotheses (both protocols share them): the grid point is chosen on the test rows (a maximum
-of 9 means of 20 runs, biased upwards alike for both), and 69% of KDDCup99's test rows repeat a training row (the
-70,000 rows are drawn with replacement; :func:`~dpkernels.experiments.yu2020.protocol.iyengar_kddcup99`).
+The variants' noise calibrations are NOT the estimators' guarantee (replace-one, exact accounting): most of them
+state a weaker privacy level than (0.1, 1/n^2) under replace-one, and exist only to test what Yu et al. may have run.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
-from dpkernels import verdicts
 from dpkernels.mechanisms.bassily import calibrate_noisy_gd, gradient_sensitivity
-from dpkernels.mechanisms.gradient import calibrate_dp_sgd, clip_bound, dp_sgd_record_bound, poisson_rate
+from dpkernels.mechanisms.gradient import (
+    AMPCalibration,
+    calibrate_dp_sgd,
+    clip_bound,
+    dp_sgd_record_bound,
+    poisson_rate,
+)
 
-__all__ = ["HYPOTHESES", "VARIANTS", "VARIANT_METHODS", "rdp_noise_multiplier", "variant_gd_sigma", "variant_sgd_noise",
-           "hypothesis_rows"]
+from . import protocol as P
+from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, family_size, registered
 
-HYPOTHESES = {
-    "Y1": "Yu et al. calibrated DP-GD / DP-SGD for add/remove-one neighbours (half the replace-one sensitivity)",
-    "Y2": "Yu et al. accounted with Renyi DP converted to (epsilon, delta), add/remove as the moments accountant",
-    "Y3": "Yu et al. accounted DP-GD with Renyi DP at the replace-one sensitivity 2C/n: more noise than exact accounting",
+__all__ = ["NOISE_CALIBRATIONS", "TF_PRIVACY_ORDERS", "Variant", "VARIANTS", "scope", "needs_runs",
+           "rdp_noise_multiplier", "tf_rdp_epsilon", "tf_rdp_noise_multiplier", "iyengar_noise_std",
+           "variant_gd_sigma", "variant_sgd_noise", "iyengar_amp_calibration", "variant_split", "split_seeds",
+           "hypothesis_configs", "per_run_best", "variant_numbers", "joint_test", "hypothesis_rows", "candidates"]
+
+#: Noise calibrations of DP-GD and DP-SGD a hypothesis may ask :func:`~.protocol.run_point` for.
+NOISE_CALIBRATIONS = ("add_remove", "rdp", "rdp_replace", "tf_rdp", "tf_rdp_replace", "iyengar")
+#: The RDP orders of TensorFlow Privacy's ``compute_dp_sgd_privacy`` (2019), which Y5 and Y6 read as Yu et al.'s.
+TF_PRIVACY_ORDERS = (1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 4.5, *map(float, range(5, 64)), 128.0, 256.0, 512.0)
+#: The published number of runs (Yu et al., Sec. 4).
+PUBLISHED_RUNS = 20
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What a hypothesis changes in the protocol (each field at its default is our protocol)."""
+
+    noise: str = "ours"  #: DP-GD / DP-SGD calibration (:data:`NOISE_CALIBRATIONS`) or ``"iyengar_amp"``
+    row_norm: float | None = None  #: rows clipped to this norm before training (Iyengar et al.'s sample clipping)
+    column_max: bool = False  #: the trailing numeric columns divided by their maximum over all rows
+    alpha_factor: float = 1.0  #: the regulariser times this
+    delta_rows: str = "train"  #: delta = 1 / N^2 with N the training rows (``"train"``) or all rows (``"all"``)
+    selection: str = "best_mean"  #: ``"per_run_best"``: each run's best grid point, averaged
+    published_runs: int = PUBLISHED_RUNS  #: the runs behind each published mean (its se)
+    splits: int = 0  #: other splits to run (seeds after Iyengar et al.'s)
+
+
+#: Hypothesis id -> its variant (``registry.yaml`` states each).
+VARIANTS: dict[str, Variant] = {
+    "Y1": Variant(noise="add_remove"),
+    "Y2": Variant(noise="rdp"),
+    "Y3": Variant(noise="rdp_replace"),
+    "Y4": Variant(row_norm=P.CLIP_NORM),
+    "Y5": Variant(noise="tf_rdp"),
+    "Y6": Variant(noise="tf_rdp_replace"),
+    "Y7": Variant(noise="iyengar"),
+    "Y8": Variant(selection="per_run_best"),
+    "Y9": Variant(delta_rows="all"),
+    "Y10": Variant(alpha_factor=2.0),
+    "Y11": Variant(published_runs=10),
+    "Y12": Variant(splits=8),
+    "Y13": Variant(column_max=True),
+    "Y14": Variant(noise="iyengar_amp"),
+    "Y15": Variant(published_runs=10),
 }
-#: Hypothesis id -> the ``calibration`` of :func:`~dpkernels.experiments.yu2020.protocol.run_point` that tests it.
-VARIANTS = {"Y1": "add_remove", "Y2": "rdp", "Y3": "rdp_replace"}
-#: The methods each variant applies to.
-VARIANT_METHODS = {"Y1": ("DP-GD", "DP-SGD"), "Y2": ("DP-GD", "DP-SGD"), "Y3": ("DP-GD",)}
 
 
-def rdp_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iter: int) -> float:
-    """The smallest noise multiplier (to 0.1%) whose ``n_iter`` (Poisson-subsampled, rate q; q = 1: plain) Gaussian
-    steps dp-accounting's RDP accountant (``ADD_OR_REMOVE_ONE``) puts at epsilon <= ``epsilon`` at ``delta``."""
-    import dp_accounting
-    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+def scope(hypothesis: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(methods, data sets) a registered hypothesis bears on (its ``scope``'s ``method=`` values, its ``datasets``)."""
+    h = registered()[hypothesis]
+    methods: tuple[str, ...] = ()
+    for cond in str(h["scope"]).split(";"):
+        col, _, values = cond.partition("=")
+        if col.strip() == "method":
+            methods = tuple(v.strip() for v in values.split("|"))
+    return methods, tuple(h["datasets"])
 
-    def eps(z: float) -> float:
-        acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
-        ev = dp_accounting.GaussianDpEvent(z)
-        if sampling_rate < 1.0:
-            ev = dp_accounting.PoissonSampledDpEvent(sampling_rate, ev)
-        absl = logging.getLogger("absl")
-        level = absl.level
-        absl.setLevel(logging.ERROR)  # orders whose series does not converge at small z are dropped (a warning each)
-        try:
-            acc.compose(ev, int(n_iter))
-            return float(acc.get_epsilon(delta))
-        finally:
-            absl.setLevel(level)
 
+def needs_runs(hypothesis: str) -> bool:
+    """Whether the hypothesis's variant reruns the protocol (else its numbers come from our runs)."""
+    v = VARIANTS[hypothesis]
+    return v.selection == "best_mean" and v.published_runs == PUBLISHED_RUNS
+
+
+# ----------------------------------------------------------------------------------------------
+# the noise of each reading of Yu et al.'s accounting
+# ----------------------------------------------------------------------------------------------
+def _quiet_absl() -> tuple[logging.Logger, int]:
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)  # orders whose series does not converge at small z are dropped (a warning each)
+    return absl, level
+
+
+def _bisect(eps: object, epsilon: float) -> float:
+    """The smallest z (to 0.1%) with eps(z) <= epsilon (eps decreasing in z)."""
     hi = 1.0
     while eps(hi) > epsilon:
         hi *= 2.0
@@ -85,56 +131,282 @@ def rdp_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_i
     return hi
 
 
+def _rdp(z: float, sampling_rate: float, n_iter: int, orders: Sequence[float] | None) -> object:
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    kw = {} if orders is None else {"orders": list(orders)}
+    acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, **kw)
+    ev = dp_accounting.GaussianDpEvent(z)
+    if sampling_rate < 1.0:
+        ev = dp_accounting.PoissonSampledDpEvent(sampling_rate, ev)
+    absl, level = _quiet_absl()
+    try:
+        acc.compose(ev, int(n_iter))
+    finally:
+        absl.setLevel(level)
+    return acc
+
+
+def rdp_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iter: int) -> float:
+    """The smallest noise multiplier (to 0.1%) whose ``n_iter`` (Poisson-subsampled, rate q; q = 1: plain) Gaussian
+    steps dp-accounting's RDP accountant (``ADD_OR_REMOVE_ONE``, its orders and its conversion) puts at epsilon <=
+    ``epsilon`` at ``delta`` (Y2, Y3)."""
+    return _bisect(lambda z: float(_rdp(z, sampling_rate, n_iter, None).get_epsilon(delta)), epsilon)
+
+
+def tf_rdp_epsilon(noise_multiplier: float, delta: float, sampling_rate: float, n_iter: int) -> float:
+    """Epsilon of ``n_iter`` (sampled) Gaussian steps as TensorFlow Privacy's 2019 accountant reported it: RDP at
+    :data:`TF_PRIVACY_ORDERS` (the add/remove sampled Gaussian, dp-accounting's computation of it) and the classical
+    conversion min over orders of RDP - log(delta) / (order - 1) (Mironov 2017, Prop. 3)."""
+    acc = _rdp(noise_multiplier, sampling_rate, n_iter, TF_PRIVACY_ORDERS)
+    orders, rdp = np.asarray(acc.orders, dtype=float), np.asarray(acc.rdp, dtype=float)
+    return float(np.min(rdp - math.log(delta) / (orders - 1.0)))
+
+
+def tf_rdp_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iter: int) -> float:
+    """The smallest noise multiplier (to 0.1%) with :func:`tf_rdp_epsilon` <= ``epsilon`` (Y5, Y6)."""
+    return _bisect(lambda z: tf_rdp_epsilon(z, delta, sampling_rate, n_iter), epsilon)
+
+
+def iyengar_noise_std(epsilon: float, delta: float, clip_norm: float, n: int, n_iter: int) -> float:
+    """Iyengar et al.'s private gradient descent noise (their benchmark's algorithms/gradient_descent.py): standard
+    deviation 4 C sqrt(T log(1 / delta)) / (n epsilon) on the mean gradient of each step or batch (Y7)."""
+    return 4.0 * clip_norm * math.sqrt(n_iter * math.log(1.0 / delta)) / (n * epsilon)
+
+
 def variant_gd_sigma(calibration: str, epsilon: float, delta: float, clip_norm: float, n: int, d: int, T: int) -> float:
-    """DP-GD's per-step sigma under a hypothesis's calibration: ``"add_remove"`` (sensitivity C/n, exact Gaussian
-    composition) or ``"rdp"`` (RDP accountant, add/remove: multiplier times C/n)."""
+    """DP-GD's per-step sigma (on the mean gradient) under a hypothesis's calibration (:data:`NOISE_CALIBRATIONS`):
+    ``"add_remove"`` (sensitivity C/n, exact Gaussian composition, Y1), ``"rdp"`` (dp-accounting's RDP, multiplier
+    times C/n, Y2), ``"rdp_replace"`` (the same times 2C/n, Y3), ``"tf_rdp"`` / ``"tf_rdp_replace"`` (TensorFlow
+    Privacy 2019, times C/n or 2C/n, Y5, Y6), ``"iyengar"`` (Y7)."""
     half = gradient_sensitivity(clip_bound(clip_norm, d), n) / 2.0
     if calibration == "add_remove":
         return calibrate_noisy_gd(epsilon, delta, half, T)
-    if calibration == "rdp":
-        return rdp_noise_multiplier(epsilon, delta, 1.0, T) * half
-    if calibration == "rdp_replace":
-        return rdp_noise_multiplier(epsilon, delta, 1.0, T) * 2.0 * half
+    if calibration in ("rdp", "rdp_replace"):
+        return rdp_noise_multiplier(epsilon, delta, 1.0, T) * half * (2.0 if calibration == "rdp_replace" else 1.0)
+    if calibration in ("tf_rdp", "tf_rdp_replace"):
+        return tf_rdp_noise_multiplier(epsilon, delta, 1.0, T) * half * (2.0 if calibration == "tf_rdp_replace" else 1.0)
+    if calibration == "iyengar":
+        return iyengar_noise_std(epsilon, delta, clip_norm, n, T)
     raise ValueError(f"unknown calibration {calibration!r}")
 
 
 def variant_sgd_noise(calibration: str, epsilon: float, delta: float, clip_norm: float, n: int, d: int, T: int,
-                      sampling_rate: float = 0.1) -> float:
+                      sampling_rate: float = P.SAMPLING_RATE) -> float:
     """DP-SGD's noise standard deviation on the batch sum under a hypothesis's calibration: ``"add_remove"`` (PLD,
-    ``ADD_OR_REMOVE_ONE``) or ``"rdp"`` (RDP accountant, add/remove), times the per-record bound."""
+    ``ADD_OR_REMOVE_ONE``, Y1), ``"rdp"`` (dp-accounting's RDP, add/remove, Y2), ``"tf_rdp"`` / ``"tf_rdp_replace"``
+    (TensorFlow Privacy 2019, multiplier times C or 2C, Y5, Y6), times the per-record bound; ``"iyengar"``: Y7's
+    standard deviation on the batch mean times the expected batch size q n."""
     q = poisson_rate(sampling_rate)
     record = dp_sgd_record_bound(clip_norm, d, n)
     if calibration == "add_remove":
         return calibrate_dp_sgd(epsilon, delta, q, T, relation="add_remove") * record
     if calibration == "rdp":
         return rdp_noise_multiplier(epsilon, delta, q, T) * record
-    raise ValueError(f"unknown calibration {calibration!r}")
+    if calibration in ("tf_rdp", "tf_rdp_replace"):
+        return tf_rdp_noise_multiplier(epsilon, delta, q, T) * record * (2.0 if calibration == "tf_rdp_replace" else 1.0)
+    if calibration == "iyengar":
+        return iyengar_noise_std(epsilon, delta, clip_norm, n, T) * q * n
+    raise ValueError(f"unknown calibration {calibration!r} for DP-SGD")
 
 
-def hypothesis_rows(best: pd.DataFrame, published: dict[tuple[str, str], float], n_published: int) -> pd.DataFrame:
-    """One row per (hypothesis, data set, method) from :func:`~dpkernels.experiments.yu2020.protocol.best_points`
-    output holding the ``"ours"`` calibration and the variants: the test, its statistic (z of the variant against the
-    published number) and whether it is accepted (the variant agrees with the published number and differs from
-    ours)."""
+def iyengar_amp_calibration(epsilon: float, delta: float, n: int, data_norm: float, *, out_fraction: float,
+                            noise_fraction: float) -> AMPCalibration:
+    """AMP's constants as Iyengar et al.'s implementation sets them (their algorithms/approximate_minima_perturbation.py,
+    read, not copied; Y14), in the units of :func:`~dpkernels.mechanisms.gradient.amp_releases` (J_b = (1/n) sum l +
+    (lambda/2) ||w||^2 + b'w / n): beta = L^2, Lambda = r beta / (eps_obj - eps_p) with r = 2, lambda = Lambda / n;
+    b's sd n (2L / n)(1 + sqrt(2 log(1 / delta_obj))) / eps_p; the output noise's sd (n gamma / Lambda)(1 + sqrt(2
+    log(1 / delta_out))) / eps_out with gamma = 1 / n^2.  Its epsilon fields are the budget split as they state it,
+    not an argument of ours."""
+    L = float(data_norm)
+    eps_out, delta_out = out_fraction * epsilon, out_fraction * delta
+    eps_obj, delta_obj = epsilon - eps_out, delta - delta_out
+    eps_p = noise_fraction * eps_obj
+    big_lambda = 2.0 * L * L / (eps_obj - eps_p)
+    lam = big_lambda / n
+    gamma = 1.0 / (float(n) * n)
+    sigma_obj = 2.0 * L * (1.0 + math.sqrt(2.0 * math.log(1.0 / delta_obj))) / eps_p
+    sens_out = n * gamma / big_lambda
+    sigma_out = sens_out * (1.0 + math.sqrt(2.0 * math.log(1.0 / delta_out))) / eps_out
+    return AMPCalibration(eps_p, eps_obj - eps_p, eps_out, delta_obj, delta_out, lam, lam, sigma_obj, 2.0 * L, gamma,
+                          sigma_out, sens_out)
+
+
+# ----------------------------------------------------------------------------------------------
+# the variants' data and runs
+# ----------------------------------------------------------------------------------------------
+def variant_split(split: P.Split, variant: Variant) -> P.Split:
+    """``split`` with the variant's change of inputs: rows clipped to ``row_norm`` (training and test rows alike, as
+    Iyengar et al.'s gridsearch.py does; a positive rescaling of a test row does not change its prediction), or the
+    trailing ``meta["numeric"]`` columns divided by their maximum over all rows (all-zero columns left at zero)."""
+    Xtr, Xte = split.X_train, split.X_test
+    if variant.column_max:
+        k = int(split.meta["numeric"])
+        top = np.maximum(Xtr[:, -k:].max(axis=0), Xte[:, -k:].max(axis=0))
+        scale = np.where(top > 0, top, 1.0)
+        Xtr, Xte = Xtr.copy(), Xte.copy()
+        Xtr[:, -k:] /= scale
+        Xte[:, -k:] /= scale
+    if variant.row_norm is not None:
+        Xtr, Xte = P._clip_rows(Xtr, variant.row_norm), P._clip_rows(Xte, variant.row_norm)
+    if Xtr is split.X_train and Xte is split.X_test:
+        return split
+    return P.Split(split.name, Xtr, split.y_train, Xte, split.y_test, dict(split.meta))
+
+
+def split_seeds(variant: Variant) -> list[int]:
+    """The seeds of the other splits (Y12): the ``splits`` integers after Iyengar et al.'s."""
+    return [P.SPLIT_SEED + 1 + k for k in range(int(variant.splits))]
+
+
+def hypothesis_configs(hypothesis: str, datasets: Sequence[str], grids: Mapping[str, Mapping[str, Sequence]],
+                       n_runs: int, seed: int) -> list[dict]:
+    """The sweep configurations (:func:`~.protocol.protocol_configs`, labelled with the hypothesis id; ``"<id>@<seed>"``
+    on Y12's other splits) of the variant on every data set of ``datasets`` and method its scope names, over
+    ``grids``; none when the hypothesis needs no runs (its numbers come from ours)."""
+    if not needs_runs(hypothesis):
+        return []
+    v = VARIANTS[hypothesis]
+    methods, names = scope(hypothesis)
+    names = [d for d in names if d in datasets]
+    if not v.splits:
+        return P.protocol_configs(names, methods, grids, n_runs, seed, label=hypothesis)
+    return [c for s in split_seeds(v)
+            for c in P.protocol_configs(names, methods, grids, n_runs, seed, label=f"{hypothesis}@{s}", split_seed=s)]
+
+
+def per_run_best(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (data set, method): every run's best grid point (runs paired by their index), averaged (Y8): ``mean``,
+    ``sd`` over runs, ``n_runs``."""
+    keys = ["dataset", "method"]
+    out = []
+    for key, g in runs.groupby(keys, sort=False):
+        best = g.groupby("run")["accuracy"].max()
+        out.append({**dict(zip(keys, key)), "mean": float(best.mean()), "sd": float(best.std()), "n_runs": int(len(best))})
+    return pd.DataFrame(out)
+
+
+def variant_numbers(hypothesis: str, ours_runs: pd.DataFrame, variant_runs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The numbers (%) the hypothesis predicts for the published ones in its scope, with their standard error (``se``),
+    the published number's standard error under the hypothesis (``se_published``) and the degrees of freedom (``df``):
+    from the variant's runs (best grid point by mean), or from ours (Y8: each run's best; Y11, Y15: ours with the
+    published se at 10 runs), or over Y12's splits (the mean of the splits' best-grid means; se_published
+    sqrt(sd_split^2 + sd_run^2 / 20), the spread of one other split's number)."""
+    v = VARIANTS[hypothesis]
+    methods, datasets = scope(hypothesis)
+    ours = ours_runs[ours_runs["calibration"] == "ours"]
+    if v.selection == "per_run_best":
+        base = per_run_best(ours)
+    elif not needs_runs(hypothesis):
+        base = P.best_points(ours)
+    elif v.splits:
+        vr = variant_runs[variant_runs["calibration"].str.startswith(f"{hypothesis}@")] if variant_runs is not None else None
+        if vr is None or vr.empty:
+            return pd.DataFrame()
+        per = P.best_points(vr)
+        rows = []
+        for (ds, method), g in per.groupby(["dataset", "method"], sort=False):
+            sd_split, sd_run = float(g["mean"].std()), float(np.sqrt(np.mean(g["sd"] ** 2)))
+            rows.append({"dataset": ds, "method": method, "value": 100 * float(g["mean"].mean()),
+                         "se": 100 * sd_split / math.sqrt(len(g)),
+                         "se_published": 100 * math.sqrt(sd_split**2 + sd_run**2 / PUBLISHED_RUNS),
+                         "df": len(g) - 1, "detail": f"{len(g)} splits, sd between them {100 * sd_split:.2f}"})
+        return _in_scope(pd.DataFrame(rows), methods, datasets)
+    else:
+        if variant_runs is None or variant_runs.empty:
+            return pd.DataFrame()
+        base = P.best_points(variant_runs[variant_runs["calibration"] == hypothesis])
+    base = base.assign(value=100 * base["mean"], se=100 * base["sd"] / np.sqrt(base["n_runs"]),
+                       se_published=100 * base["sd"] / math.sqrt(v.published_runs), df=base["n_runs"] - 1,
+                       detail="")
+    return _in_scope(base[["dataset", "method", "value", "se", "se_published", "df", "detail"]], methods, datasets)
+
+
+def _in_scope(df: pd.DataFrame, methods: Sequence[str], datasets: Sequence[str]) -> pd.DataFrame:
+    if df.empty:
+        return df
+    return df[df["method"].isin(methods) & df["dataset"].isin(datasets)].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# the test
+# ----------------------------------------------------------------------------------------------
+def joint_test(numbers: pd.DataFrame, n_family: int) -> dict[str, object]:
+    """The registry's test of one hypothesis over its K numbers.
+
+    ``numbers``: one row per published number with ``published``, the variant's ``value``, ``se``, ``se_published``,
+    ``df``, and our protocol's ``ours``, ``se_ours``, ``sd_ours`` (all in %).  t_k = (published - value) / sqrt(se^2 +
+    se_published^2); rejected when some |t_k| > t_df(1 - alpha / (2K)) (Bonferroni at
+    :data:`ALPHA_HYPOTHESIS`); p = min(1, K min p_k).  False acceptance: the probability of no rejection when each
+    published number is N(ours, se_ours^2 + (sd_ours / sqrt(20))^2) (our protocol's mean and its published-size
+    spread: the effect absent), the product over the numbers of the normal probability of the acceptance interval.
+    Accepted when not rejected and the false acceptance is at most :data:`MAX_FALSE_ACCEPTANCE` / ``n_family``."""
+    K = len(numbers)
+    if K == 0:
+        return {"k": 0, "max_abs_t": math.nan, "p_value": math.nan, "not_rejected": False, "false_acceptance": math.nan,
+                "bound": MAX_FALSE_ACCEPTANCE / max(int(n_family), 1), "accepted": False, "t": []}
+    pub, val = numbers["published"].to_numpy(float), numbers["value"].to_numpy(float)
+    S = np.hypot(numbers["se"].to_numpy(float), numbers["se_published"].to_numpy(float))
+    dof = numbers["df"].to_numpy(float)
+    t = (pub - val) / S
+    crit = stats.t.ppf(1.0 - ALPHA_HYPOTHESIS / (2 * K), dof)
+    p_each = 2.0 * stats.t.sf(np.abs(t), dof)
+    p = float(min(1.0, K * p_each.min()))
+    not_rejected = bool(np.all(np.abs(t) <= crit))
+    tau = np.hypot(numbers["se_ours"].to_numpy(float), numbers["sd_ours"].to_numpy(float) / math.sqrt(PUBLISHED_RUNS))
+    o = numbers["ours"].to_numpy(float)
+    fa = float(np.prod(stats.norm.cdf((val + crit * S - o) / tau) - stats.norm.cdf((val - crit * S - o) / tau)))
+    bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
+    return {"k": K, "max_abs_t": float(np.max(np.abs(t))), "p_value": p, "not_rejected": not_rejected,
+            "false_acceptance": fa, "bound": bound, "accepted": bool(not_rejected and fa <= bound), "t": t.tolist(),
+            "crit": crit.tolist()}
+
+
+def hypothesis_rows(hypothesis: str, ours_runs: pd.DataFrame, published: Mapping[tuple[str, str], float],
+                    variant_runs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The rows of ``hypotheses.csv`` for one registered hypothesis: one per data set it was tested on (the joint
+    decision on every row; ``statistic`` the largest |t| on that data set), with ``scope``, ``power`` (1 - false
+    acceptance) and ``false_acceptance``.  Empty when it has no number to test (not run, or no data)."""
+    reg = registered()[hypothesis]
+    nums = variant_numbers(hypothesis, ours_runs, variant_runs)
+    if nums.empty:
+        return pd.DataFrame()
+    ours = P.best_points(ours_runs[ours_runs["calibration"] == "ours"]).set_index(["dataset", "method"])
+    nums = nums[[(r.dataset, r.method) in published and (r.dataset, r.method) in ours.index
+                 for r in nums.itertuples()]].reset_index(drop=True)
+    o = ours.loc[list(zip(nums["dataset"], nums["method"]))]
+    nums = nums.assign(published=[published[(r.dataset, r.method)] for r in nums.itertuples()],
+                       ours=100 * o["mean"].to_numpy(), sd_ours=100 * o["sd"].to_numpy(),
+                       se_ours=100 * (o["sd"] / np.sqrt(o["n_runs"])).to_numpy())
+    m = family_size(hypothesis)
+    res = joint_test(nums, m)
+    nums = nums.assign(t=res["t"])
+    names = ", ".join(f"{r.dataset} {r.method}" for r in nums.itertuples())
+    test = (f"{reg['test']}: t of each number (variant against published), Bonferroni over {res['k']} ({names}) at "
+            f"{ALPHA_HYPOTHESIS:g}; accepted when not rejected and the false acceptance <= {MAX_FALSE_ACCEPTANCE:g} / "
+            f"{m} = {res['bound']:.3g}")
+    joint = (f"joint: p = {res['p_value']:.3g} ({'not rejected' if res['not_rejected'] else 'rejected'}), false "
+             f"acceptance {res['false_acceptance']:.3g} (bound {res['bound']:.3g})")
     rows = []
-    ours = best[best["calibration"] == "ours"].set_index(["dataset", "method"])
-    for hyp, cal in VARIANTS.items():
-        for _, v in best[best["calibration"] == cal].iterrows():
-            key = (v["dataset"], v["method"])
-            if key not in ours.index or key not in published:
-                continue
-            o = ours.loc[key]
-            se_v = 100.0 * v["sd"] / math.sqrt(v["n_runs"])
-            se_o = 100.0 * o["sd"] / math.sqrt(o["n_runs"])
-            pub = published[key]
-            c_pub = verdicts.compare(pub, 100.0 * v["mean"], se_v, verdicts.published_se(100.0 * v["sd"], n_published))
-            c_ours = verdicts.compare(100.0 * o["mean"], 100.0 * v["mean"], se_v, se_o)
-            accepted = c_pub.cls == "agrees" and c_ours.cls != "agrees"
-            rows.append({"hypothesis": hyp, "dataset": v["dataset"], "method": v["method"],
-                         "test": f"{v['method']} with the {cal} calibration ({HYPOTHESES[hyp]}): best-grid mean against "
-                                 "the published number, and against ours",
-                         "statistic": c_pub.z, "accepted": bool(accepted),
-                         "detail": f"variant {100 * v['mean']:.2f}% (se {se_v:.2f}), published {pub:.1f}%: {c_pub.cls} "
-                                   f"(z {c_pub.z:.2f}); ours {100 * o['mean']:.2f}% (se {se_o:.2f}): {c_ours.cls} "
-                                   f"(z {c_ours.z:.2f})"})
+    for ds, g in nums.groupby("dataset", sort=False):
+        each = "; ".join(f"{r.method}: variant {r.value:.2f}% (se {r.se:.2f}{', ' + r.detail if r.detail else ''}), "
+                         f"published {r.published:.1f} (se {r.se_published:.2f}), ours {r.ours:.2f}: t {r.t:.2f}"
+                         for r in g.itertuples())
+        rows.append({"hypothesis": hypothesis, "dataset": ds, "test": test,
+                     "statistic": round(float(np.max(np.abs(g["t"]))), 4), "accepted": res["accepted"],
+                     "detail": f"{each}; {joint}", "scope": reg["scope"],
+                     "power": round(1.0 - res["false_acceptance"], 4), "false_acceptance": round(res["false_acceptance"], 4)})
     return pd.DataFrame(rows)
+
+
+def candidates(hypotheses: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(data set, method) -> the accepted hypothesis that names it (its scope's methods on the data sets it was
+    accepted on): the ``errata`` candidates of :func:`~.records.table_2_frame`."""
+    out: dict[tuple[str, str], str] = {}
+    if hypotheses.empty:
+        return out
+    for r in hypotheses[hypotheses["accepted"].astype(bool)].itertuples():
+        for method in scope(r.hypothesis)[0]:
+            out.setdefault((r.dataset, method), r.hypothesis)
+    return out

@@ -33,8 +33,13 @@ vectorised runs (many noise draws in one pass: each run is exactly one fit of th
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import io
+import os
+import tempfile
+import warnings
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -64,7 +69,7 @@ from dpkernels.solvers.smooth import Design
 __all__ = [
     "PAPER", "SPLIT_SEED", "TRAIN_FRACTION", "KDD_ROWS", "EPSILON", "N_RUNS", "ALPHA", "CLIP_NORM", "SAMPLING_RATE",
     "GRIDS", "METHODS", "Split", "iyengar_adult", "iyengar_kddcup99", "load_split", "delta_for", "nonprivate_accuracy",
-    "grid_points", "run_point", "run_grid", "best_points",
+    "grid_points", "run_point", "run_grid", "best_points", "protocol_configs", "run_task", "run_protocol",
 ]
 
 PAPER = "yu2020"
@@ -132,8 +137,9 @@ def _split(name: str, X: Array, y: Array, order: NDArray[np.intp], meta: dict[st
     return Split(name, X[:m], y[:m], X[m:], y[m:], meta)
 
 
-def iyengar_adult() -> Split:
-    """Adult as Iyengar et al. prepared it (module docstring), split 80/20 in their shuffled order."""
+def iyengar_adult(seed: int = SPLIT_SEED) -> Split:
+    """Adult as Iyengar et al. prepared it (module docstring), split 80/20 in their shuffled order (``seed``: another
+    shuffle of the same rows, for hypothesis Y12).  ``meta["numeric"]``: the trailing numeric columns (6)."""
     records = []
     for key, head in (("adult.data", 0), ("adult.test", 1)):
         loc = locate(key)
@@ -148,15 +154,17 @@ def iyengar_adult() -> Split:
     cats = [table[:, j] for j in range(table.shape[1] - 1) if j not in numeric]
     X = np.hstack([_one_hot(cats), cont])
     y = np.where(np.isin(table[:, -1], (" <=50K", " <=50K.")), -1.0, 1.0)
-    order = np.random.RandomState(SPLIT_SEED).permutation(len(y))  # their np.random.shuffle after seed(10000019)
-    return _split("adult", X, y, order, {"source": "adult.data + adult.test (UCI)"})
+    order = np.random.RandomState(seed).permutation(len(y))  # their np.random.shuffle after seed(10000019)
+    return _split("adult", X, y, order, {"source": "adult.data + adult.test (UCI)", "numeric": cont.shape[1],
+                                         "seed": int(seed)})
 
 
-def iyengar_kddcup99() -> Split:
+def iyengar_kddcup99(seed: int = SPLIT_SEED) -> Split:
     """KDDCup99 as Iyengar et al. prepared it: 70,000 rows drawn with replacement from the 10 percent file (module
-    docstring), split 80/20 in their shuffled order.  ``meta["test_rows_in_train"]`` counts test rows whose
-    features and label repeat a training row exactly (the draw is with replacement, and the file has duplicates)."""
-    rs = np.random.RandomState(SPLIT_SEED)
+    docstring), split 80/20 in their shuffled order (``seed``: another draw and shuffle, for hypothesis Y12).
+    ``meta["test_rows_in_train"]`` counts test rows whose features and label repeat a training row exactly (the draw
+    is with replacement, and the file has duplicates); ``meta["numeric"]``: the trailing numeric columns (38)."""
+    rs = np.random.RandomState(seed)
     idx = rs.randint(494021, size=KDD_ROWS)
     df = pd.read_csv(locate("kddcup99").path, header=None, names=KDD_COLUMNS, compression="gzip")
     if len(df) != 494021:
@@ -167,18 +175,19 @@ def iyengar_kddcup99() -> Split:
     y = np.where(df["label"].to_numpy() == "normal.", 1.0, -1.0)
     order = rs.permutation(KDD_ROWS)  # the same stream, after the draw
     split = _split("kddcup99", X, y, order, {"source": "kddcup.data_10_percent (UCI KDD archive)",
-                                             "drawn_with_replacement": True})
+                                             "drawn_with_replacement": True, "numeric": len(numeric), "seed": int(seed)})
     train = {r.tobytes() for r in np.column_stack([split.X_train, split.y_train])}
     split.meta["test_rows_in_train"] = int(sum(r.tobytes() in train for r in np.column_stack([split.X_test, split.y_test])))
     return split
 
 
-def load_split(name: str) -> Split:
-    """``"adult"`` or ``"kddcup99"`` (:class:`~dpkernels.datasets.DatasetUnavailable` when the file is missing)."""
+def load_split(name: str, seed: int = SPLIT_SEED) -> Split:
+    """``"adult"`` or ``"kddcup99"`` (:class:`~dpkernels.datasets.DatasetUnavailable` when the file is missing);
+    ``seed``: Iyengar et al.'s by default."""
     if name == "adult":
-        return iyengar_adult()
+        return iyengar_adult(seed)
     if name == "kddcup99":
-        return iyengar_kddcup99()
+        return iyengar_kddcup99(seed)
     raise ValueError(f"unknown data set {name!r}")
 
 
@@ -222,15 +231,16 @@ def _accuracy(X: Array, y: Array, W: Array) -> Array:
 
 
 def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: int, random_state: object, *,
-              epsilon: float = EPSILON, delta: float | None = None, calibration: str = "ours") -> dict[str, object]:
+              epsilon: float = EPSILON, delta: float | None = None, calibration: str = "ours",
+              alpha: float = ALPHA) -> dict[str, object]:
     """``n_runs`` independent fits of ``method`` at one grid point on ``split``; their test accuracies and what was
     calibrated.
 
     Each run is one fit of the library's estimator (the same path functions and calibrations, many noise draws in one
-    vectorised pass).  ``calibration``: ``"ours"`` (the estimators'), or, for the hypotheses only, ``"add_remove"`` (DP-GD
-    at sensitivity C/n, DP-SGD under ``ADD_OR_REMOVE_ONE``), ``"rdp"`` (Renyi accounting, add/remove as the moments
-    accountant) or ``"rdp_replace"`` (DP-GD: Renyi accounting at the replace-one sensitivity 2C/n): the first two are
-    NOT the estimators' replace-one guarantee (:mod:`~dpkernels.experiments.yu2020.hypotheses`)."""
+    vectorised pass).  ``calibration``: ``"ours"`` (the estimators'), or, for the hypotheses only, one of
+    :data:`~dpkernels.experiments.yu2020.hypotheses.NOISE_CALIBRATIONS` (DP-GD, DP-SGD) or ``"iyengar_amp"`` (AMP):
+    most are NOT the estimators' replace-one guarantee (:mod:`~dpkernels.experiments.yu2020.hypotheses`).  ``alpha``:
+    the regulariser of DP-GD and DP-SGD (:data:`ALPHA`; hypothesis Y10 doubles it)."""
     rng = check_random_state(random_state)
     delta = delta_for(split) if delta is None else float(delta)
     n, d = split.X_train.shape
@@ -246,7 +256,7 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
 
                 sigma = variant_gd_sigma(calibration, epsilon, delta, CLIP_NORM, n, d, T)
             rows, counts = _merge_duplicates(A)
-            W = noisy_gd_path(as_design_matrix(rows), loss=loss, alpha=ALPHA, clip_norm=CLIP_NORM, sigma=sigma,
+            W = noisy_gd_path(as_design_matrix(rows), loss=loss, alpha=alpha, clip_norm=CLIP_NORM, sigma=sigma,
                               learning_rate=eta, n_iter=T, random_state=rng, n_chains=n_runs, counts=counts)
             info.update(noise_sigma=sigma, sensitivity=sens)
         else:
@@ -255,7 +265,7 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
                 from .hypotheses import variant_sgd_noise
 
                 sd = variant_sgd_noise(calibration, epsilon, delta, CLIP_NORM, n, d, T)
-            W = dp_sgd_path(as_design_matrix(A), loss=loss, alpha=ALPHA, clip_norm=CLIP_NORM, sampling_rate=SAMPLING_RATE,
+            W = dp_sgd_path(as_design_matrix(A), loss=loss, alpha=alpha, clip_norm=CLIP_NORM, sampling_rate=SAMPLING_RATE,
                             noise_std=sd, learning_rate=float(eta), n_iter=T, schedule="step", random_state=rng,
                             n_chains=n_runs)
             info.update(noise_multiplier=z, noise_sigma=sd)
@@ -263,8 +273,16 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
     elif method == "AMP":
         L = float(point["data_norm"])
         Xc = _clip_rows(split.X_train, L)
-        cal = amp_calibration(epsilon, delta, n, L * (1.0 + 2e-9), loss.curvature, out_fraction=float(point["out_fraction"]),
-                              noise_fraction=float(point["noise_fraction"]))
+        if calibration == "iyengar_amp":
+            from .hypotheses import iyengar_amp_calibration
+
+            cal = iyengar_amp_calibration(epsilon, delta, n, L * (1.0 + 2e-9), out_fraction=float(point["out_fraction"]),
+                                          noise_fraction=float(point["noise_fraction"]))
+        elif calibration == "ours":
+            cal = amp_calibration(epsilon, delta, n, L * (1.0 + 2e-9), loss.curvature,
+                                  out_fraction=float(point["out_fraction"]), noise_fraction=float(point["noise_fraction"]))
+        else:
+            raise ValueError(f"AMP has no calibration {calibration!r}")
         W = amp_releases(Design(Xc, split.y_train), loss, cal, n_runs, random_state=rng)
         X_test = _clip_rows(split.X_test, L)
         info.update(alpha=cal.lam, epsilon_stated=cal.epsilon, sigma_objective=cal.sigma_objective)
@@ -293,10 +311,13 @@ def _valid(method: str, point: Mapping[str, object]) -> bool:
 
 
 def run_grid(method: str, split: Split, n_runs: int = N_RUNS, random_state: object = 0, *,
-             grid: Mapping[str, Sequence] | None = None, epsilon: float = EPSILON, calibration: str = "ours",
+             grid: Mapping[str, Sequence] | None = None, epsilon: float = EPSILON, delta: float | None = None,
+             calibration: str = "ours", alpha: float = ALPHA, label: str | None = None,
              progress: bool = False) -> pd.DataFrame:
     """Every valid point of ``method``'s grid, ``n_runs`` runs each: one row per (point, run) with the test accuracy.
-    Points share no noise (one generator, consumed in order)."""
+    Points share no noise (one generator, consumed in order).  ``delta``, ``calibration`` and ``alpha`` as
+    :func:`run_point`; ``label`` names the runs in the ``calibration`` column (default ``calibration``: a hypothesis
+    id for a hypothesis's variant)."""
     rng = check_random_state(random_state)
     rows = []
     points = [p for p in grid_points(method, grid) if _valid(method, p)]
@@ -314,12 +335,74 @@ def run_grid(method: str, split: Split, n_runs: int = N_RUNS, random_state: obje
     for group in groups:
         etas = np.repeat([float(p.get("learning_rate", 0.0)) for p in group], n_runs)
         point = {**group[0], "learning_rate": etas} if method == "DP-GD" else group[0]
-        res = run_point(method, split, point, n_runs * len(group), rng, epsilon=epsilon, calibration=calibration)
+        res = run_point(method, split, point, n_runs * len(group), rng, epsilon=epsilon, delta=delta,
+                        calibration=calibration, alpha=alpha)
         acc = np.asarray(res["accuracy"]).reshape(len(group), n_runs)
         for p, a in zip(group, acc):
-            rows += [{"dataset": split.name, "method": method, "calibration": calibration, **p, "run": r,
+            rows += [{"dataset": split.name, "method": method, "calibration": label or calibration, **p, "run": r,
                       "accuracy": float(v)} for r, v in enumerate(a)]
     return pd.DataFrame(rows)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_split(name: str, seed: int) -> Split:
+    return load_split(name, seed)
+
+
+def protocol_configs(datasets: Sequence[str], methods: Sequence[str], grids: Mapping[str, Mapping[str, Sequence]],
+                     n_runs: int, seed: int, *, label: str = "ours", split_seed: int = SPLIT_SEED) -> list[dict]:
+    """One sweep configuration (:func:`run_task`) per (data set, method): the method's whole ``grids`` entry at
+    ``n_runs`` runs per point, under ``label`` (``"ours"``, or a hypothesis id whose variant :func:`run_task`
+    applies; ``"<id>@<seed>"`` on another split), on the split of ``split_seed``."""
+    return [{"paper": PAPER, "label": label, "dataset": ds, "method": m, "n_runs": int(n_runs), "seed": int(seed),
+             "split_seed": int(split_seed), "grid": {k: [float(v) for v in vals] for k, vals in grids[m].items()}}
+            for ds in datasets for m in methods]
+
+
+def run_task(config: dict) -> dict:
+    """One configuration of :func:`protocol_configs`: the runs of :func:`run_grid` (``{"runs": [...]}``, one record
+    per grid point and run).  A hypothesis's label applies its variant
+    (:data:`~dpkernels.experiments.yu2020.hypotheses.VARIANTS`: inputs, delta, regulariser, noise calibration).  The
+    noise comes from a generator seeded by (seed, label, data set, method), so every configuration is reproducible on
+    its own, whichever process runs it."""
+    label, name, method = config["label"], config["dataset"], config["method"]
+    split = _cached_split(name, int(config["split_seed"]))
+    grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in config["grid"].items()}
+    kw: dict[str, object] = {}
+    if label != "ours":
+        from .hypotheses import VARIANTS, variant_split
+
+        v = VARIANTS[label.partition("@")[0]]
+        split = variant_split(split, v)
+        kw = {"calibration": v.noise, "alpha": ALPHA * v.alpha_factor,
+              "delta": 1.0 / float(split.meta["rows"]) ** 2 if v.delta_rows == "all" else None}
+    rng = np.random.default_rng([int(config["seed"]), *(zlib.crc32(t.encode()) for t in (label, name, method))])
+    runs = run_grid(method, split, int(config["n_runs"]), rng, grid=grid, label=label, **kw)
+    return {"runs": runs.drop(columns=["dataset", "method", "calibration"]).to_dict("records")}
+
+
+def run_protocol(configs: Sequence[dict], *, n_jobs: int = 1, store: object = None, progress: bool = False
+                 ) -> pd.DataFrame:
+    """Every configuration through :func:`dpkernels.sweep.run_sweep` (default store ``$DPKERNELS_CACHE/sweeps/yu2020``;
+    a fresh temporary folder when ``DPKERNELS_NO_CACHE`` is set: a rerun computes only what is missing), the most
+    expensive first on ``n_jobs`` processes; the long table of runs (``dataset``, ``method``, ``calibration`` = the
+    label, the grid's parameters, ``run``, ``accuracy``), as :func:`run_grid` returns it."""
+    from dpkernels.sweep import ResultStore, run_sweep
+
+    if store is None and os.environ.get("DPKERNELS_NO_CACHE"):
+        store = ResultStore(tempfile.mkdtemp(prefix="yu2020-"))
+    elif store is None:
+        with warnings.catch_warnings():  # the cache folder's pooch imports tqdm.auto, which warns in a kernel
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            store = ResultStore.default(PAPER)
+    cost = {"DP-GD": 1.0, "DP-SGD": 2.0, "AMP": 0.3, "Out-SGD": 1.0}
+    df = run_sweep(run_task, list(configs), store, n_jobs=n_jobs, progress=progress, desc=PAPER,
+                   cost=lambda c: cost[c["method"]] * len(grid_points(c["method"], c["grid"])) * c["n_runs"])
+    out = [pd.DataFrame(r["runs"]).assign(dataset=r["dataset"], method=r["method"], calibration=r["label"])
+           for r in df.to_dict("records")]
+    runs = pd.concat(out, ignore_index=True)
+    params = [c for c in runs.columns if c not in ("dataset", "method", "calibration", "run", "accuracy")]
+    return runs[["dataset", "method", "calibration", *params, "run", "accuracy"]]
 
 
 def best_points(runs: pd.DataFrame) -> pd.DataFrame:
