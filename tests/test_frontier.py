@@ -123,6 +123,87 @@ def test_the_recorded_budget_is_what_the_fits_state(monkeypatch):
     assert r["delta_spent"] == 0.01
 
 
+GRADIENT_ROWS = ("noisy-gd", "dp-sgd", "amp", "output-sgd")
+
+
+def test_gradient_methods_are_rows_at_every_cell_of_the_scale_profile():
+    """Issue 29: the new methods beside the five papers' and diffprivlib at every (data set, n, epsilon), each with a
+    public rule and a private-selection row, (epsilon, delta) rows given the cell's delta."""
+    from dpkernels import profiles
+
+    P = profiles.load("frontier", "scale", None)
+    configs, ablation = F.profile_configs(P)
+    cells = {(c["dataset"], c["n_train"], c["epsilon"]) for c in configs if c["epsilon"] is not None}
+    for name in GRADIENT_ROWS:
+        m = F.MECHANISMS[name]
+        assert m.privacy == "approx" and m.takes_delta and m.select and m.constant and m.max_n is None
+        assert F.MECHANISMS[f"{name}-selected"].base == name
+        for row in (name, f"{name}-selected"):
+            assert {(c["dataset"], c["n_train"], c["epsilon"]) for c in configs if c["mechanism"] == row} == cells
+        assert {c["scale"] for c in ablation if c["mechanism"] == name} == {0.1, 10.0}
+
+
+@pytest.mark.parametrize("name", [*GRADIENT_ROWS, *(f"{g}-selected" for g in GRADIENT_ROWS)])
+def test_gradient_rows_state_their_budget_and_follow_their_rules(name):
+    """Binary and one-against-all (6 parts under the frontier's split, as every other row): the stated epsilon is at
+    most the cell's, the stated delta positive and at most the cell's; the hyper-parameters are the rule's at the
+    size of one fit."""
+    import json
+
+    from dpkernels import defaults
+
+    rules = {"noisy-gd": defaults.noisy_gd_settings, "dp-sgd": defaults.dp_sgd_settings,
+             "amp": defaults.amp_settings}
+    for ds, n in (("adult", 600), ("satimage", 400)):
+        r = F.run_task(_config(name, ds, n=n, eps=1.0))
+        assert r["refused"] == "" and 0.0 <= r["error"] <= 1.0
+        assert r["epsilon_spent"] <= 1.0 and 0.0 < r["delta_spent"] <= F.DELTA
+        params = json.loads(r["params"])
+        if name in rules and ds == "adult":
+            assert params == json.loads(json.dumps(rules[name](n, r["d"], 1.0, F.DELTA), default=float))
+        if name == "output-sgd" and ds == "satimage":
+            e_k, d_k = F.split_budget(1.0, F.DELTA, 6)
+            assert params["batch_size"] == defaults.output_sgd_settings(n, e_k, d_k)["batch_size"]
+            assert params["epsilon_per_class"] == e_k and params["delta_per_class"] == d_k
+
+
+def test_the_frontier_delta_is_far_below_one_over_n_everywhere_it_runs():
+    """Every configuration of every profile states a delta of at most 1 / (10 n): 1e-6 up to 100,000 rows, 1 / (10 n)
+    above (KDDCup99's 135,000 rows: 7.4e-7, where 1e-6 would be 0.135 / n); a larger delta is refused."""
+    from dpkernels import profiles
+
+    for name in ("quick", "full", "scale"):
+        configs, ablation = F.profile_configs(profiles.load("frontier", name, None))
+        for c in configs + ablation:
+            assert c["delta"] == F.cell_delta(c["n_train"]) <= min(F.DELTA, 1.0 / (10 * c["n_train"]))
+    assert F.cell_delta(1000) == F.DELTA and F.cell_delta(135_000) == pytest.approx(1 / 1_350_000)
+    with pytest.raises(ValueError, match="far below"):
+        F.validate_config(_config("noisy-gd", "kddcup99", n=135_000) | {"delta": 1e-6})
+
+
+def test_budget_checks_read_the_fitted_guarantees():
+    """F-budget, F-budget-delta and F-budget-pure come from the stated (epsilon, delta) of every run: a pure-labelled
+    row whose fits state 1e-30 (objective perturbation's floating-point delta) fails F-budget-pure, and a
+    pure-labelled row stating more than the cell's delta fails F-budget-delta too (the old check looked at the
+    (epsilon, delta)-labelled rows only)."""
+    ok = _runs({"chaudhuri-objective-logistic": [0.15] * 3, "rubinstein-finite": [0.2] * 3, "noisy-gd": [0.16] * 3},
+               delta_spent={"chaudhuri-objective-logistic": 4e-30, "noisy-gd": F.DELTA})
+    checks = {b.id: b for b in A.budget_checks(ok)}
+    assert checks["F-budget"].measured == 0.0 and checks["F-budget-delta"].measured == 1.0  # stated / allowed
+    assert checks["F-budget-pure"].measured == 0.0 and checks["F-budget-pure"].runs == 3
+    assert all(b.over == () for b in checks.values())
+    bad = _runs({"rubinstein-finite": [0.2] * 3, "chaudhuri-output-logistic": [0.2] * 3},
+                delta_spent={"rubinstein-finite": 1e-30, "chaudhuri-output-logistic": 2e-6})
+    checks = {b.id: b for b in A.budget_checks(bad)}
+    assert checks["F-budget-pure"].over == ("chaudhuri-output-logistic", "rubinstein-finite")
+    assert checks["F-budget-delta"].over == ("chaudhuri-output-logistic",) and checks["F-budget-delta"].measured == 2.0
+    cell = _runs({"noisy-gd": [0.2] * 2}, n=135_000, ds="kddcup99").assign(delta=F.cell_delta(135_000))
+    assert {b.id: b for b in A.budget_checks(cell)}["F-budget-delta"].over == ("noisy-gd",)  # 1e-6 > 1 / (10 n)
+    over_eps = _runs({"noisy-gd": [0.2] * 2})
+    over_eps.loc[0, "epsilon_spent"] = 1.0 + 1e-9
+    assert {b.id: b for b in A.budget_checks(over_eps)}["F-budget"].over == ("noisy-gd",)
+
+
 def test_stated_budget_composes_what_is_stated():
     assert F.stated_budget([(0.5, 0.0)], 1e-6) == (0.5, 0.0)
     assert F.stated_budget([(0.25, 0.0)] * 4, 1e-6) == (1.0, 0.0)

@@ -9,8 +9,8 @@ of :mod:`dpkernels.verdicts`:
   set) over the mechanism's error is positive with one-sided 95% confidence (:func:`~dpkernels.verdicts.
   difference_verdict`);
 * **budgets as stated** (:func:`summarise`): a run is *within budget* when the (epsilon, delta) its fitted object
-  states is at most the cell's target (epsilon, :data:`~dpkernels.experiments.frontier.DELTA`), with delta = 0 for a
-  pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
+  states is at most the cell's target (epsilon, :func:`~dpkernels.experiments.frontier.cell_delta`), with delta = 0
+  for a pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
 * **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the mechanisms within
   budget that beat the majority class, the one with the lowest mean error (none where none does: "collect more rows
   or spend more budget"); the set statistically *equivalent* to it (paired TOST within a margin of
@@ -58,6 +58,8 @@ __all__ = [
     "ablation",
     "selection_pairs",
     "within_budget",
+    "BudgetCheck",
+    "budget_checks",
     "ADVICE_NONE",
 ]
 
@@ -170,13 +172,71 @@ def _beats(excess: pd.Series) -> verdicts.Outcome:
     return verdicts.difference_verdict(m, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None)
 
 
-def within_budget(df: pd.DataFrame, delta: float = DELTA) -> pd.Series:
+def _cell_delta(df: pd.DataFrame, delta: float | None) -> pd.Series | float:
+    """Each run's target delta: ``delta`` if given, else the run's own (its configuration's ``delta`` column), else
+    :data:`~dpkernels.experiments.frontier.DELTA`."""
+    if delta is not None:
+        return float(delta)
+    return df["delta"].astype(float) if "delta" in df else DELTA
+
+
+def within_budget(df: pd.DataFrame, delta: float | None = None) -> pd.Series:
     """Per run: whether the (epsilon, delta) its fitted object states is within the cell's target (the run's epsilon
-    and ``delta``; a pure row: delta exactly 0).  A refused run spent nothing."""
+    and delta, or ``delta``; a pure row: delta exactly 0).  A refused run spent nothing."""
     pure = df["mechanism"].map(lambda m: MECHANISMS[m].privacy == "pure")
     ok_eps = df["epsilon_spent"] <= df["epsilon"]
-    ok_delta = (df["delta_spent"] <= delta) & (~pure | (df["delta_spent"] == 0.0))
+    ok_delta = (df["delta_spent"] <= _cell_delta(df, delta)) & (~pure | (df["delta_spent"] == 0.0))
     return (ok_eps & ok_delta) | df["error"].isna()
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """One of the frontier's budget checks, computed from what the fitted objects stated (:func:`budget_checks`)."""
+
+    id: str
+    claim: str
+    check: str
+    measured: float  #: the largest excess (epsilon) or value (delta) over the runs it covers
+    bound: float
+    runs: int  #: the runs it covers
+    over: tuple[str, ...]  #: the mechanisms with a run beyond the bound
+
+
+def budget_checks(df: pd.DataFrame, delta: float | None = None) -> list[BudgetCheck]:
+    """The budget checks of the frontier, read from every run's *stated* (epsilon, delta) (``epsilon_spent``,
+    ``delta_spent``: the composition of every fitted part's ``guarantee_``, :func:`~dpkernels.experiments.frontier.
+    stated`), never from a mechanism's declared kind:
+
+    * ``F-budget``: no private run states more epsilon than its cell's (largest stated epsilon minus the cell's);
+    * ``F-budget-delta``: no private run, whatever its declared kind, states more delta than its cell's (the run's
+      ``delta``, or ``delta`` if given; the measured value is the largest ratio of stated to allowed delta, the bound
+      1);
+    * ``F-budget-pure``: every run of a row declared pure (delta = 0: :attr:`~dpkernels.experiments.frontier.
+      Mechanism.privacy`) states delta = 0 exactly, so that a row labelled pure is pure (objective perturbation's
+      floating-point-safe release states a delta of about 1e-30, so its rows are (epsilon, delta) rows).
+
+    A refused run (no release) states nothing and is left out."""
+    priv = df[(df["mechanism"].map(lambda m: MECHANISMS[m].privacy) != "none") & df["error"].notna()]
+    pure = priv[priv["mechanism"].map(lambda m: MECHANISMS[m].privacy) == "pure"]
+
+    def over(frame: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
+        return tuple(sorted(set(frame.loc[mask, "mechanism"])))
+
+    excess = priv["epsilon_spent"] - priv["epsilon"]
+    ratio = priv["delta_spent"] / _cell_delta(priv, delta)
+    return [
+        BudgetCheck("F-budget", "equal total privacy cost, as stated",
+                    "largest stated epsilon (certified-solver factors and one-against-all composition included) minus "
+                    "the cell's epsilon, over every private run", float(excess.max()) if len(priv) else math.nan, 0.0,
+                    len(priv), over(priv, excess > 0.0)),
+        BudgetCheck("F-budget-delta", "equal total privacy cost (delta), as stated",
+                    "largest ratio of the delta stated by a private run (any declared kind) to its cell's delta "
+                    "(1e-6, or 1 / (10 n) above 100,000 rows)", float(ratio.max()) if len(priv) else math.nan, 1.0,
+                    len(priv), over(priv, ratio > 1.0)),
+        BudgetCheck("F-budget-pure", "pure rows are pure", "largest delta stated by a run of a row declared pure "
+                    "epsilon-DP", float(pure["delta_spent"].max()) if len(pure) else math.nan, 0.0, len(pure),
+                    over(pure, pure["delta_spent"] > 0.0)),
+    ]
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
