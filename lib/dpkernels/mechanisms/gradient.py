@@ -85,7 +85,7 @@ from dpkernels.mechanisms.base import (
     split_intercept,
 )
 from dpkernels.mechanisms.bassily import _check_int, calibrate_noisy_gd, gradient_sensitivity
-from dpkernels.solvers.certify import certified_gradient
+from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
 from dpkernels.solvers.smooth import Design, _curvature, _loss_parts, solve_smooth_erm_batch
 
 __all__ = [
@@ -451,10 +451,10 @@ def amp_calibration(epsilon: float, delta: float, n: int, data_norm: float, curv
                           sigma_out, sens_out)
 
 
-def _newton_polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array, data_norm: float) -> Array:
+def _newton_polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array) -> Array:
     """One Newton step with the float64 Hessian at w from the tree-summed gradient (the end game of a certified
     solve whose quasi-Newton iterations stopped above the target)."""
-    G, _ = certified_gradient(design, loss, lam, lin[:, None], w[:, None], data_norm)
+    G, _ = gradient_with_bound(design, loss, lam, lin[:, None], w[:, None])
     factor = design.hessian_factor(_curvature(loss, design.matvec(w)), lam)
     return w - factor.solve(G[:, 0])
 
@@ -482,15 +482,14 @@ def amp_releases(design: Design, loss: MarginLoss, cal: AMPCalibration, m: int, 
     sol = solve_smooth_erm_batch(design, None, loss, cal.lam, mid, center=center, gtol=float(target.min()) / 4.0)
     W = sol.coef.T.copy()
     lin = mid.T / n
-    R = cal.sensitivity_objective / 2.0  # the data norm the calibration was given (rows within it)
-    cert = certified_gradient(design, loss, cal.lam, lin, W, R)[1]
+    cert = certified_gradient_norm(design, loss, cal.lam, lin, W)
     for _ in range(3):
         bad = np.flatnonzero(cert > target)
         if bad.size == 0:
             break
         for k in bad:
-            W[:, k] = _newton_polish(design, loss, cal.lam, lin[:, k], W[:, k], R)
-        cert[bad] = certified_gradient(design, loss, cal.lam, lin[:, bad], W[:, bad], R)[1]
+            W[:, k] = _newton_polish(design, loss, cal.lam, lin[:, k], W[:, k])
+        cert[bad] = certified_gradient_norm(design, loss, cal.lam, lin[:, bad], W[:, bad])
     if np.any(cert > target):
         raise RuntimeError(f"the approximate minimiser could not be certified to the gradient norm gamma = {cal.gamma:.3g}; "
                            "refusing to release")
