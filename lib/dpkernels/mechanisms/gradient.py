@@ -85,7 +85,7 @@ from dpkernels.mechanisms.base import (
     split_intercept,
 )
 from dpkernels.mechanisms.bassily import _check_int, calibrate_noisy_gd, gradient_sensitivity
-from dpkernels.solvers.certify import certified_gradient_norm, gradient_with_bound
+from dpkernels.solvers.certify import certified_gradient
 from dpkernels.solvers.smooth import Design, _curvature, _loss_parts, solve_smooth_erm_batch
 
 __all__ = [
@@ -399,6 +399,11 @@ class AMPCalibration:
     sensitivity_out: float  #: 2 gamma / lambda
 
     @property
+    def data_norm(self) -> float:
+        """R, the rows' public norm bound (half the objective noise's sensitivity 2R, exactly)."""
+        return self.sensitivity_objective / 2.0
+
+    @property
     def epsilon(self) -> float:
         return self.epsilon_noise + self.epsilon_jacobian + self.epsilon_out
 
@@ -452,11 +457,11 @@ def amp_calibration(epsilon: float, delta: float, n: int, data_norm: float, curv
 
 
 def _newton_polish(design: Design, loss: MarginLoss, lam: float, lin: Array, w: Array) -> Array:
-    """One Newton step with the float64 Hessian at w from the tree-summed gradient (the end game of a certified
-    solve whose quasi-Newton iterations stopped above the target)."""
-    G, _ = gradient_with_bound(design, loss, lam, lin[:, None], w[:, None])
+    """One Newton step with the float64 Hessian at w (the end game of a certified solve whose quasi-Newton iterations
+    stopped above the target; the certificate, not this step, decides)."""
+    _, G_data = design.loss_gradient(loss, w, value=False)
     factor = design.hessian_factor(_curvature(loss, design.matvec(w)), lam)
-    return w - factor.solve(G[:, 0])
+    return w - factor.solve(G_data + lam * w + lin)
 
 
 def amp_releases(design: Design, loss: MarginLoss, cal: AMPCalibration, m: int, *, noise: str = "lattice",
@@ -482,14 +487,14 @@ def amp_releases(design: Design, loss: MarginLoss, cal: AMPCalibration, m: int, 
     sol = solve_smooth_erm_batch(design, None, loss, cal.lam, mid, center=center, gtol=float(target.min()) / 4.0)
     W = sol.coef.T.copy()
     lin = mid.T / n
-    cert = certified_gradient_norm(design, loss, cal.lam, lin, W)
+    cert = certified_gradient(design, loss, cal.lam, lin, W, cal.data_norm)[1]
     for _ in range(3):
         bad = np.flatnonzero(cert > target)
         if bad.size == 0:
             break
         for k in bad:
             W[:, k] = _newton_polish(design, loss, cal.lam, lin[:, k], W[:, k])
-        cert[bad] = certified_gradient_norm(design, loss, cal.lam, lin[:, bad], W[:, bad])
+        cert[bad] = certified_gradient(design, loss, cal.lam, lin[:, bad], W[:, bad], cal.data_norm)[1]
     if np.any(cert > target):
         raise RuntimeError(f"the approximate minimiser could not be certified to the gradient norm gamma = {cal.gamma:.3g}; "
                            "refusing to release")
