@@ -117,6 +117,10 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("bassily-alg2", "chaudhuri-objective-logistic", "Bassily's Algorithm 2 against objective perturbation"),
     ("chaudhuri-kernel", "rubinstein-rff", "random-feature ERM: objective perturbation against output perturbation"),
     ("hall-nystrom", "rubinstein-rff", "Hall's kernel machine against Rubinstein's PrivateSVM"),
+    ("noisy-gd", "chaudhuri-objective-logistic",
+     "noisy gradient descent (DP-GD) against objective perturbation (Yu et al.: gradient perturbation is underrated)"),
+    ("noisy-gd-selected", "chaudhuri-objective-logistic-selected",
+     "DP-GD against objective perturbation, both under private selection"),
 )
 
 
