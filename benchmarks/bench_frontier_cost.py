@@ -59,7 +59,12 @@ def main() -> None:
     by_mech = est.groupby("mechanism").agg(tasks=("cpu_seconds", "size"), cpu_seconds=("cpu_seconds", "sum"),
                                            one_off=("one_off", "sum")).sort_values("cpu_seconds", ascending=False)
     by_mech.to_csv(RESULTS / "frontier_cost_by_mechanism.csv")
-    by_cell = est.groupby(["dataset", "n_train"]).agg(tasks=("cpu_seconds", "size"), cpu_seconds=("cpu_seconds", "sum"))
+    by_cell = est.groupby(["dataset", "n_train"]).agg(tasks=("cpu_seconds", "size"), cpu_seconds=("cpu_seconds", "sum"),
+                                                      seeds=("seed", "nunique"))
+    first = est[(est["seed"] == 0) & (est["scale"] == 1.0)]  # one seed's fits per (data set, n, epsilon)
+    per_seed = first.groupby(["dataset", "n_train", "epsilon"])["cpu_seconds"].sum().rename("cpu_per_seed")
+    per_seed.reset_index().merge(by_cell["seeds"].reset_index(), on=["dataset", "n_train"]).to_csv(
+        RESULTS / "frontier_cost_by_cell.csv", index=False)
     total = tot["sweep_cpu"] + sum(features_cpu.values()) + args.analysis_cpu + args.other_cpu
     out = {"profile": args.profile, **tot, "features_cpu": features_cpu, "analysis_cpu": args.analysis_cpu, "other_notebooks_cpu": args.other_cpu,
            "total_cpu": total, "cores": 2, "wall_lower_bound_seconds": total / 2.0,

@@ -204,6 +204,52 @@ def test_budget_checks_read_the_fitted_guarantees():
     assert {b.id: b for b in A.budget_checks(over_eps)}["F-budget"].over == ("noisy-gd",)
 
 
+def test_only_the_traced_seed_measures_memory_and_tracing_changes_no_result(monkeypatch):
+    """Seed 0 runs under tracemalloc (peak memory), the others untraced (their fit time); the release is the same
+    whether traced or not."""
+    traced = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=0))
+    other = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=1))
+    assert traced["traced"] and traced["peak_mb"] > 0 and not other["traced"] and math.isnan(other["peak_mb"])
+    assert other["fit_seconds"] > 0
+    monkeypatch.setattr(F, "TRACED_SEEDS", ())
+    untraced = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=0))
+    assert not untraced["traced"] and untraced["pred_digest"] == traced["pred_digest"]
+
+
+def test_cost_curves_time_the_untraced_runs_and_trace_the_memory():
+    runs = _runs({"noisy-gd": [0.2, 0.2, 0.2]})
+    runs["traced"] = [True, False, False]
+    runs["fit_seconds"] = [10.0, 1.0, 1.2]  # tracing slows the fit
+    runs["peak_mb"] = [4.0, math.nan, math.nan]
+    c = A.cost_curves(runs).iloc[0]
+    assert c["fit_seconds"] == pytest.approx(1.1) and c["peak_mb_max"] == 4.0 and c["memory_ratio_max"] == 8.0
+    assert c["runs"] == 2 and c["traced_runs"] == 1
+    only_traced = runs.iloc[:1]  # no untraced run in the group: its (traced) time is all there is
+    assert A.cost_curves(only_traced).iloc[0]["fit_seconds"] == 10.0
+    assert A.summarise(runs).iloc[0]["fit_seconds"] == pytest.approx(1.1)
+
+
+def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
+    from dpkernels.experiments import frontier_cost as C
+
+    key = {"dataset": "adult", "n_train": 1000, "mechanism": "noisy-gd", "scale": 1.0, "n_test": 5229, "delta": 1e-6}
+    measured = pd.DataFrame([{**key, "epsilon": e, "seed": s, "cpu_seconds": c}
+                             for e, costs in ((0.1, {1: 3.0, 2: 1.0, 0: 2.0}), (10.0, {1: 5.0, 2: 3.0, 0: 4.0}))
+                             for s, c in costs.items()])
+    planned = [{**key, "epsilon": e, "seed": s} for e in (0.1, 1.0, 10.0) for s in range(3)]
+    est = C.estimate(planned, measured, workers=2).set_index(["epsilon", "seed"])
+    assert est.loc[(0.1, 0), "cpu_seconds"] == 2.0 and est.loc[(0.1, 1), "cpu_seconds"] == 1.0  # traced / untraced
+    assert est.loc[(1.0, 2), "cpu_seconds"] == pytest.approx(2.0)  # halfway in log epsilon
+    assert est.loc[(0.1, 0), "one_off"] == 4.0 and est.loc[(0.1, 1), "one_off"] == 0.0  # 2 workers x (3 - 1), once
+    tot = C.totals(est.reset_index(), overhead=0.01, fixed=1.0)
+    assert tot["tasks"] == 9 and tot["sweep_cpu"] == pytest.approx(tot["task_cpu"] + tot["one_off_cpu"] + 1.09)
+    keys = C.measure_keys(planned)
+    assert [(k["epsilon"], k["seed"]) for k in keys[:3]] == [(0.1, 1), (0.1, 2), (0.1, 0)]
+    assert sorted({k["epsilon"] for k in keys}) == [0.1, 1.0, 10.0]
+    with pytest.raises(KeyError, match="no measurement"):
+        C.estimate([{**key, "mechanism": "amp", "epsilon": 1.0, "seed": 0}], measured)
+
+
 def test_stated_budget_composes_what_is_stated():
     assert F.stated_budget([(0.5, 0.0)], 1e-6) == (0.5, 0.0)
     assert F.stated_budget([(0.25, 0.0)] * 4, 1e-6) == (1.0, 0.0)

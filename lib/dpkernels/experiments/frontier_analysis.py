@@ -24,8 +24,9 @@ of :mod:`dpkernels.verdicts`:
 * **the ablation** (:func:`ablation`): each public rule rerun with its constant times 0.1 and 10; per cell, the
   winner with all constants scaled alike, the mechanisms that win under *some* combination of the constants, and
   whether the rule's winner stays the winner under every combination (on mean errors);
-* **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time and peak traced memory per size, the
-  least-squares log-log slope over every run of the grid and its standard error.
+* **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time (untraced runs) and peak traced memory
+  (the traced runs, :data:`~dpkernels.experiments.frontier.TRACED_SEEDS`) per size, the least-squares log-log slope
+  over every run of the grid and its standard error.
 """
 
 from __future__ import annotations
@@ -262,8 +263,9 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
                      "privacy": mech.privacy, "family": mech.family, "protocol": mech.protocol, "error": mean,
                      "se": se, "n_seeds": k, "refused": refused,
                      "base_error": float(g["base_error"].mean()) if k else math.nan,
-                     "beats_majority": beat.status, "fit_seconds": float(g["fit_seconds"].median()) if k else math.nan,
-                     "peak_mb": float(g["peak_mb"].median()) if k else math.nan,
+                     "beats_majority": beat.status,
+                     "fit_seconds": float(_timed(g).median()) if k else math.nan,
+                     "peak_mb": float(g["peak_mb"].median()) if g["peak_mb"].notna().any() else math.nan,
                      "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan,
                      "delta_spent_max": float(g["delta_spent"].max()) if k else math.nan,
                      "within_budget": ok if mech.privacy != "none" else True})
@@ -440,12 +442,25 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _timed(df: pd.DataFrame) -> pd.Series:
+    """Per run, its fit seconds where they count for the cost curves: the untraced runs' (``traced`` False; tracing
+    slows allocation-heavy code), or every run's in a (data set, mechanism, n) that has no untraced run; NaN
+    otherwise."""
+    if "traced" not in df:
+        return df["fit_seconds"]
+    traced = df["traced"].fillna(False).astype(bool)
+    untraced = (~traced & df["fit_seconds"].notna()).groupby([df["dataset"], df["mechanism"], df["n_train"]]) \
+        .transform("any")
+    return df["fit_seconds"].where(~traced | ~untraced)
+
+
 def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, mechanism, n): median fit seconds and peak traced memory over every run (epsilons and seeds), the
-    training matrix's size and the peak's ratio to it."""
-    g = df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism", "n_train"], sort=True)
-    out = g.agg(fit_seconds=("fit_seconds", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
-                train_mb=("train_mb", "first"), runs=("fit_seconds", "size")).reset_index()
+    """Per (data set, mechanism, n): median fit seconds (over the untraced runs, :func:`_timed`) and median and largest
+    peak traced memory (over the traced runs), the training matrix's size and the largest peak's ratio to it."""
+    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x))
+    g = d.groupby(["dataset", "mechanism", "n_train"], sort=True)
+    out = g.agg(fit_seconds=("_time", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
+                train_mb=("train_mb", "first"), runs=("_time", "count"), traced_runs=("peak_mb", "count")).reset_index()
     out["memory_ratio_max"] = out["peak_mb_max"] / out["train_mb"]
     out["label"] = out["mechanism"].map(lambda m: MECHANISMS[m].label)
     out["family"] = out["mechanism"].map(lambda m: MECHANISMS[m].family)
@@ -453,17 +468,21 @@ def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, mechanism): the least-squares slope of log fit time (and of log peak memory) against log n over
-    every run of the grid, with the standard error and degrees of freedom of the time slope (needs three sizes)."""
+    """Per (data set, mechanism): the least-squares slope of log fit time (the untraced runs', :func:`_timed`) and of
+    log peak memory (the traced runs') against log n over every run of the grid, with the standard error and degrees
+    of freedom of the time slope (needs three sizes)."""
     cols = ["dataset", "mechanism", "label", "family", "sizes", "n_min", "n_max", "time_slope", "time_slope_se",
             "time_slope_df", "memory_slope"]
     rows = []
-    for (ds, m), g in df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism"], sort=True):
+    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x))
+    for (ds, m), g in d.groupby(["dataset", "mechanism"], sort=True):
         sizes = g["n_train"].nunique()
         if sizes < 3:
             continue
-        s, se, dof = verdicts.slope_with_se(g["n_train"], g["fit_seconds"])
-        sm = verdicts.slope(g["n_train"], np.maximum(g["peak_mb"], 1e-3))
+        t = g[g["_time"].notna()]
+        s, se, dof = verdicts.slope_with_se(t["n_train"], t["_time"])
+        p = g[g["peak_mb"].notna()]
+        sm = verdicts.slope(p["n_train"], np.maximum(p["peak_mb"], 1e-3)) if p["n_train"].nunique() > 1 else math.nan
         rows.append({"dataset": ds, "mechanism": m, "label": MECHANISMS[m].label, "family": MECHANISMS[m].family,
                      "sizes": sizes, "n_min": int(g["n_train"].min()), "n_max": int(g["n_train"].max()),
                      "time_slope": s, "time_slope_se": se, "time_slope_df": dof, "memory_slope": sm})

@@ -6,11 +6,13 @@ profile_configs`); the estimate is
 
 * **per task**: the CPU seconds of one task (:func:`timed_task`: the process's CPU time around
   :func:`~dpkernels.experiments.frontier.run_task`, i.e. the rows' loading, the fit and the predictions, one BLAS
-  thread as in the sweep), measured once per (data set, n, mechanism, rule scale) at the epsilons of
+  thread as in the sweep), measured per (data set, n, mechanism, rule scale) at the epsilons of
   :data:`MEASURE_EPSILONS` (:func:`measure`) and read for every planned task at its epsilon (linear in log epsilon
-  between the measured ones, :func:`estimate`).  A key measured twice (seeds 0 and 1) separates a one-off cost (a
+  between the measured ones, :func:`estimate`).  Seed 0's fit runs under ``tracemalloc`` (:data:`~dpkernels.
+  experiments.frontier.TRACED_SEEDS`, slower) and is measured as such; the other seeds' cost is an untraced seed's.
+  A key whose untraced seeds 1 and 2 are both measured (in that order, before seed 0) separates a one-off cost (a
   worker's first call: imports, a cached calibration such as DP-SGD's accountant) from the per-seed cost: the
-  smaller of the two is charged to every seed, the excess once per worker;
+  smaller of the two is charged to every untraced seed, the excess once per worker;
 * **the rest**: a stated per-task overhead of the Dask scheduler and store (:data:`TASK_OVERHEAD`), the notebook's
   analysis and figures (measured by the caller), and the other notebooks of the profile (their measured CPU).
 
@@ -32,14 +34,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["MEASURE_EPSILONS", "TASK_OVERHEAD", "KEY", "SPEED_PAIR", "timed_task", "measure_keys", "measure",
+__all__ = ["MEASURE_EPSILONS", "TASK_OVERHEAD", "SWEEP_OVERHEAD", "KEY", "SPEED_PAIR", "timed_task", "measure_keys", "measure",
            "estimate", "totals", "paired_fit_times"]
 
 #: The epsilons at which a (data set, n, mechanism, scale) is measured; others are interpolated in log epsilon.
 MEASURE_EPSILONS = (0.1, 1.0, 8.0)
-#: CPU seconds per task outside the task itself (Dask scheduling and serialisation, the result store's write): an
-#: allowance, checked against a measured LocalCluster sweep by ``benchmarks/bench_frontier_cost.py``.
-TASK_OVERHEAD = 0.01
+#: CPU seconds per task outside the task itself (Dask scheduling and serialisation, the result store's write), and
+#: once per sweep (the workers' start and imports): measured on a LocalCluster of 2 worker processes, 400 and 1,600
+#: cheap tasks (Adult, 1,000 rows; load 10-11), as (all processes' CPU - the tasks' own CPU) = 7.1 s + 12.9 ms per
+#: task.
+TASK_OVERHEAD = 0.013
+SWEEP_OVERHEAD = 7.1
 #: The columns that identify a measured cost.
 KEY = ["dataset", "n_train", "mechanism", "scale"]
 
@@ -58,9 +63,10 @@ def timed_task(config: dict[str, Any]) -> dict[str, Any]:
 
 def measure_keys(configs: Sequence[dict[str, Any]], epsilons: Sequence[float] = MEASURE_EPSILONS,
                  repeat_below: int = 20_000) -> list[dict[str, Any]]:
-    """The configurations to measure for a planned sweep: per (data set, n, mechanism, scale), seed 0 at the
-    smallest and largest epsilon the key runs and at those of ``epsilons`` it runs (a non-private reference: once),
-    and seed 1 as well below ``repeat_below`` rows (one-off and per-seed costs apart)."""
+    """The configurations to measure for a planned sweep: per (data set, n, mechanism, scale), at the smallest and
+    largest epsilon the key runs and at those of ``epsilons`` it runs (a non-private reference: once), seeds 1
+    (untraced), 2 (untraced, below ``repeat_below`` rows only: one-off and per-seed costs apart) and 0 (traced), in
+    that order."""
     out = []
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for c in configs:
@@ -71,7 +77,7 @@ def measure_keys(configs: Sequence[dict[str, Any]], epsilons: Sequence[float] = 
             if planned else [None]
         first = dict(g[0])
         for e in eps_list:
-            for seed in ((0, 1) if int(key[1]) < repeat_below else (0,)):
+            for seed in ((1, 2, 0) if int(key[1]) < repeat_below else (1, 0)):
                 out.append({**first, "epsilon": e, "seed": seed})
     return out
 
@@ -123,14 +129,19 @@ def _interpolate(points: pd.Series, eps: float) -> float:
 
 
 def estimate(configs: Sequence[dict[str, Any]], measured: pd.DataFrame, workers: int = 2) -> pd.DataFrame:
-    """Per planned task: its estimated CPU seconds (``cpu_seconds``, the per-seed cost at its epsilon) and, once per
-    worker and (key, epsilon), the one-off excess of a worker's first call (``one_off``).
+    """Per planned task: its estimated CPU seconds (``cpu_seconds``: a traced seed's measured cost, or the per-seed
+    cost of an untraced one, at its epsilon) and, once per worker and (key, epsilon), the one-off excess of a
+    worker's first call (``one_off``).
 
-    Per (key, epsilon) measured twice, the per-seed cost is the smaller measurement and the one-off the excess of
-    the larger; measured once, it is all per-seed.  A key with no measurement raises ``KeyError``."""
+    Per (key, epsilon) with two untraced measurements, the per-seed cost is the smaller and the one-off the excess of
+    the larger; with one, it is all per-seed.  A key with no measurement raises ``KeyError``."""
+    from dpkernels.experiments.frontier import TRACED_SEEDS
+
     m = measured.assign(_e=measured["epsilon"].fillna(-1.0).astype(float))
-    per = m.groupby([*KEY, "_e"])["cpu_seconds"].agg(["min", "max", "size"])
+    traced_seed = m["seed"].isin(TRACED_SEEDS)
+    per = m[~traced_seed].groupby([*KEY, "_e"])["cpu_seconds"].agg(["min", "max", "size"])
     per["once"] = np.where(per["size"] > 1, per["max"] - per["min"], 0.0)
+    per["traced"] = m[traced_seed].groupby([*KEY, "_e"])["cpu_seconds"].min()
     rows = []
     seen: set[tuple] = set()
     for c in configs:
@@ -140,11 +151,12 @@ def estimate(configs: Sequence[dict[str, Any]], measured: pd.DataFrame, workers:
         except KeyError:
             raise KeyError(f"no measurement for {key}") from None
         e = c["epsilon"]
+        col = "traced" if c["seed"] in TRACED_SEEDS else "min"
         if e is None:
-            cost, once = float(g["min"].iloc[0]), float(g["once"].iloc[0])
+            cost, once = float(g[col].iloc[0]), float(g["once"].iloc[0])
         else:
             pos = g[g.index >= 0]
-            cost, once = _interpolate(pos["min"], float(e)), _interpolate(pos["once"], float(e))
+            cost, once = _interpolate(pos[col], float(e)), _interpolate(pos["once"], float(e))
         ident = (*key, -1.0 if e is None else float(e))
         first = ident not in seen
         seen.add(ident)
@@ -152,11 +164,11 @@ def estimate(configs: Sequence[dict[str, Any]], measured: pd.DataFrame, workers:
     return pd.DataFrame(rows)
 
 
-def totals(est: pd.DataFrame, overhead: float = TASK_OVERHEAD) -> dict[str, float]:
-    """The sweep's CPU seconds: tasks, one-off costs and the per-task overhead, and their sum."""
+def totals(est: pd.DataFrame, overhead: float = TASK_OVERHEAD, fixed: float = SWEEP_OVERHEAD) -> dict[str, float]:
+    """The sweep's CPU seconds: tasks, one-off costs and the overhead (per task and per sweep), and their sum."""
     tasks = float(est["cpu_seconds"].sum())
     once = float(est["one_off"].sum())
-    over = overhead * len(est)
+    over = overhead * len(est) + fixed
     return {"tasks": len(est), "task_cpu": tasks, "one_off_cpu": once, "overhead_cpu": over,
             "sweep_cpu": tasks + once + over}
 

@@ -37,7 +37,7 @@ def palette() -> dict[str, tuple[float, float, float]]:
     import seaborn as sns
 
     names = list(MECHANISMS)
-    colours = sns.color_palette("tab20", len(names))
+    colours = sns.color_palette("husl", len(names))  # one distinct hue per row (tab20 repeats beyond 20)
     return dict(zip(names, colours))
 
 
