@@ -43,7 +43,8 @@
 #   0-255 for satimage, a stated cap of $\pm 256$ for shuttle's readings); rows in the unit ball, plus a public
 #   constant feature (a penalised intercept).
 # * *Label sets* are public.  *Neighbouring relation*: replace-one, $n$ public.
-# * *Budget*: every private run of a cell gets the same total $(\varepsilon, \delta = 10^{-6})$ and records the
+# * *Budget*: every private run of a cell gets the same total $(\varepsilon, \delta)$, $\delta = 10^{-6}$ (and
+#   $1/(10 n)$ at KDDCup99's 135,000 rows, so that $\delta \le 1/(10 n)$ everywhere), and records the
 #   $(\varepsilon, \delta)$ its fitted object *states*, read from the guarantee of every fitted part and composed;
 #   a pure row must state $\delta = 0$ (objective perturbation's floating-point-safe release states a small $\delta$
 #   of its own, so its rows are $(\varepsilon, \delta)$ rows).  A mechanism whose runs state more than the cell's
@@ -77,7 +78,8 @@
 #   * Park's Table 7.1, tuned by the thesis on satimage and shuttle, stays as a labelled row (`park-table-7.1`,
 #     the paper's tuned setting).  The non-private references are tuned on a validation split of their training
 #     rows (they are references, not releases).
-# * *Statistics*: comparisons are paired by seed (20 seeds where a cell is cheap, fewer where it costs most, each
+# * *Statistics*: comparisons are paired by seed (20 seeds where a cell's fits take under about 5 CPU seconds per
+#   seed, i.e. Adult and KDDCup99 up to 10,000 rows; fewer where they cost most, each
 #   cell's count and power stated); equivalence within 10% of the winner's error; a winner only where some mechanism
 #   beats the majority class.
 #

@@ -1,11 +1,13 @@
 """Which mechanism, and is private learning worth it at all?  The cross-paper frontier from a thousand rows to the full
 data, at equal end-to-end privacy cost, under one hyper-parameter protocol, with its cost curves (issues 11, 22, 29).
 
-One sweep (data set x training size x mechanism x epsilon x rule scale x seed) over every classifier of the workbook,
-run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
+One sweep (data set x training size x mechanism x epsilon x rule scale x seed) over every classifier of the workbook
+and, beside them, the methods later work showed beating the five papers' (noisy gradient descent, DP-SGD, approximate
+minima perturbation, output-perturbed SGD: :mod:`dpkernels.mechanisms.gradient`), run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
 joblib processes locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one
 seeded training set and returns its test error, the majority-class error of the same test set, the fit time, the
-fit's peak traced memory, the size of the training matrix and the (epsilon, delta) the fitted object states.
+fit's peak traced memory (seed 0's fits: :data:`TRACED_SEEDS`), the size of the training matrix and the (epsilon,
+delta) the fitted object states.
 
 **Data.**  Each data set's population is its *distinct* rows after the public feature map (:func:`distinct_rows`;
 74.5% of KDDCup99's 10 percent file repeats another row exactly, and Adult without fnlwgt has 7,000 repeats), so no
@@ -14,7 +16,8 @@ sets of one seed are nested prefixes of the remaining rows, from about 1,000 row
 33,000, KDDCup99 135,000, shuttle 50,000, satimage 5,000).
 
 **Equal total privacy cost, end to end, as stated.**  Every private run of a cell receives the same total
-(epsilon, delta) for everything that touches the training rows, and records what its fitted object *states*
+(epsilon, delta) for everything that touches the training rows (delta = :func:`cell_delta` (n): 1e-6, at most
+1 / (10 n)), and records what its fitted object *states*
 (``epsilon_spent``, ``delta_spent``: :func:`stated`, composed over every fitted part by :func:`stated_budget`):
 
 * *Features*: a per-record map with public constants (:mod:`dpkernels.feature_maps`); replace-one neighbours stay
