@@ -119,3 +119,85 @@ def test_park_public_rule_leaves_the_frontier_rows_out():
             assert D.park_public_settings(36) == rule
         finally:
             D.PARK_TABLE_7_1[name] = saved
+
+
+GRID = [(n, d, eps, delta) for n in (250, 1000, 33_000, 135_000) for d in (10, 105)
+        for eps, delta in ((0.1, 1e-6), (1.0, 1e-6), (8.0, 1e-6), (0.1 / 7, 1e-6 / 14))]
+
+
+@pytest.mark.parametrize("n,d,eps,delta", GRID)
+def test_noisy_gd_rule_balances_the_bound(n, d, eps, delta):
+    """T is where the optimisation term beta B^2 / T of Bubeck's Theorem 6.3 meets its noise term B sqrt(2d) Delta / mu
+    (below the compute cap), and the step is the theorem's 1 / (beta + sigma_T sqrt(T/2) / B) at T's noise."""
+    p = D.noisy_gd_settings(n, d, eps, delta)
+    B, beta, mu, sens = D.CHAUDHURI_NORM_BOUND, 0.25, D.gaussian_mu(eps, delta), 2.0 / n
+    noise_term = B * math.sqrt(2 * d) * sens / mu
+    T = p["n_iter"]
+    assert 1 <= T <= D.GRADIENT_MAX_STEPS and p["clip_norm"] == 1.0 and p["alpha"] == 0.0
+    if T == 1:  # T* <= 1: one step
+        assert beta * B**2 <= noise_term
+    elif T < D.GRADIENT_MAX_STEPS:  # T = ceil(T*)
+        assert beta * B**2 / T <= noise_term < beta * B**2 / (T - 1)
+    else:  # capped: the optimisation term still dominates
+        assert beta * B**2 / (T - 1) > noise_term
+    sigma_T = math.sqrt(d) * math.sqrt(T) * sens / mu
+    assert p["learning_rate"] == pytest.approx(1 / (beta + sigma_T * math.sqrt(T / 2) / B))
+    assert p["learning_rate"] <= 1 / beta  # never beyond the smoothness step
+
+
+def test_gradient_rules_grow_with_n_and_epsilon_and_scale_with_the_norm_bound():
+    small, big = D.noisy_gd_settings(1000, 105, 0.1, 1e-6), D.noisy_gd_settings(4000, 105, 0.1, 1e-6)
+    assert big["n_iter"] == pytest.approx(4 * small["n_iter"], abs=1)  # T* is proportional to n mu
+    assert D.noisy_gd_settings(1000, 105, 0.1, 1e-6, norm_bound=5.0)["n_iter"] < small["n_iter"]
+    assert D.noisy_gd_settings(10**6, 105, 8.0, 1e-6)["n_iter"] == D.GRADIENT_MAX_STEPS  # the compute cap
+    b1, b10 = D.output_sgd_settings(33_000, 1.0, 1e-6), D.output_sgd_settings(33_000, 1.0, 1e-6, norm_bound=500.0)
+    assert b10["batch_size"] < b1["batch_size"] and b1["n_passes"] == b10["n_passes"] == 1
+    a1, a10 = D.amp_settings(33_000, 105, 1.0, 1e-6), D.amp_settings(33_000, 105, 1.0, 1e-6, norm_bound=500.0)
+    assert a10["alpha"] < a1["alpha"]
+
+
+@pytest.mark.parametrize("n,d,eps,delta", GRID[::3])
+def test_dp_sgd_rule_keeps_the_noise_multiplier_in_the_gaussian_regime(n, d, eps, delta):
+    """The sampling rate is the smallest whose calibrated noise multiplier is at least 4 (dp-accounting, replace-one):
+    the calibration at that rate gives z ~ 4, and a smaller rate (within the cap of 1/2) gives z below 4."""
+    from dpkernels.mechanisms.gradient import calibrate_dp_sgd, poisson_rate
+
+    p = D.dp_sgd_settings(n, d, eps, delta)
+    base = D.noisy_gd_settings(n, d, eps, delta)
+    assert {k: p[k] for k in base} == base and p["schedule"] == "constant"
+    z = calibrate_dp_sgd(eps, delta, poisson_rate(p["sampling_rate"]), p["n_iter"])
+    if p["sampling_rate"] < 0.5:
+        assert 3.7 <= z <= 4.4
+        assert calibrate_dp_sgd(eps, delta, poisson_rate(p["sampling_rate"] / 2), p["n_iter"]) < 3.7
+    else:
+        assert z < 4.4
+
+
+@pytest.mark.parametrize("n,d,eps,delta", GRID)
+def test_amp_rule_is_accepted_and_spends_the_whole_budget(n, d, eps, delta):
+    """The rule's lambda is at least what its noise_fraction leaves the Jacobian (the estimator's check), and the
+    budget split wastes nothing: the stated epsilon is the target within the rule's 1e-6 relative margin."""
+    from dpkernels.mechanisms.gradient import amp_calibration
+
+    p = D.amp_settings(n, d, eps, delta)
+    R = 1.0 + 2e-9  # the estimator's slack on the public row bound
+    cal = amp_calibration(eps, delta, n, R, 0.25, out_fraction=p["out_fraction"], noise_fraction=p["noise_fraction"],
+                          alpha=p["alpha"])
+    assert cal.lam == p["alpha"] >= cal.lam_min
+    assert eps * (1 - 1e-5) <= cal.epsilon <= eps
+    assert 0.5 * (1 - 1e-5) <= p["noise_fraction"] < 1 and 0 < p["out_fraction"] <= 0.5  # the Jacobian: at most half
+    assert p["alpha"] >= math.sqrt(math.log(1 / D.CONFIDENCE) / n) / D.CHAUDHURI_NORM_BOUND
+
+
+@pytest.mark.parametrize("n,eps", [(250, 1.0), (1000, 0.1), (33_000, 1.0), (135_000, 8.0)])
+def test_output_sgd_rule_is_one_pass_at_the_bound_optimum(n, eps):
+    """The largest batch whose optimal tau* stays at most 1 / beta, one pass, the step tau* (Wu et al.'s eta <= 2 /
+    beta holds)."""
+    p = D.output_sgd_settings(n, eps, 1e-6)
+    B, mu = D.CHAUDHURI_NORM_BOUND, D.gaussian_mu(eps, 1e-6)
+    b = p["batch_size"]
+    tau = b * B * math.sqrt(mu / (4 * n))
+    assert p["n_passes"] == 1 and p["alpha"] == 0.0 and 1 <= b <= n
+    assert p["learning_rate"] == pytest.approx(min(4.0, tau)) and p["learning_rate"] <= 4.0
+    if 1 < b < n:
+        assert tau <= 4.0 < (b + 1) * B * math.sqrt(mu / (4 * n))  # one more row: the optimal step would exceed 1 / beta

@@ -123,6 +123,133 @@ def test_the_recorded_budget_is_what_the_fits_state(monkeypatch):
     assert r["delta_spent"] == 0.01
 
 
+GRADIENT_ROWS = ("noisy-gd", "dp-sgd", "amp", "output-sgd")
+
+
+def test_gradient_methods_are_rows_at_every_cell_of_the_scale_profile():
+    """Issue 29: the new methods beside the five papers' and diffprivlib at every (data set, n, epsilon), each with a
+    public rule and a private-selection row, (epsilon, delta) rows given the cell's delta."""
+    from dpkernels import profiles
+
+    P = profiles.load("frontier", "scale", None)
+    configs, ablation = F.profile_configs(P)
+    cells = {(c["dataset"], c["n_train"], c["epsilon"]) for c in configs if c["epsilon"] is not None}
+    for name in GRADIENT_ROWS:
+        m = F.MECHANISMS[name]
+        assert m.privacy == "approx" and m.takes_delta and m.select and m.constant and m.max_n is None
+        assert F.MECHANISMS[f"{name}-selected"].base == name
+        for row in (name, f"{name}-selected"):
+            assert {(c["dataset"], c["n_train"], c["epsilon"]) for c in configs if c["mechanism"] == row} == cells
+        assert {c["scale"] for c in ablation if c["mechanism"] == name} == {0.1, 10.0}
+
+
+@pytest.mark.parametrize("name", [*GRADIENT_ROWS, *(f"{g}-selected" for g in GRADIENT_ROWS)])
+def test_gradient_rows_state_their_budget_and_follow_their_rules(name):
+    """Binary and one-against-all (6 parts under the frontier's split, as every other row): the stated epsilon is at
+    most the cell's, the stated delta positive and at most the cell's; the hyper-parameters are the rule's at the
+    size of one fit."""
+    import json
+
+    from dpkernels import defaults
+
+    rules = {"noisy-gd": defaults.noisy_gd_settings, "dp-sgd": defaults.dp_sgd_settings,
+             "amp": defaults.amp_settings}
+    for ds, n in (("adult", 600), ("satimage", 400)):
+        r = F.run_task(_config(name, ds, n=n, eps=1.0))
+        assert r["refused"] == "" and 0.0 <= r["error"] <= 1.0
+        assert r["epsilon_spent"] <= 1.0 and 0.0 < r["delta_spent"] <= F.DELTA
+        params = json.loads(r["params"])
+        if name in rules and ds == "adult":
+            assert params == json.loads(json.dumps(rules[name](n, r["d"], 1.0, F.DELTA), default=float))
+        if name == "output-sgd" and ds == "satimage":
+            e_k, d_k = F.split_budget(1.0, F.DELTA, 6)
+            assert params["batch_size"] == defaults.output_sgd_settings(n, e_k, d_k)["batch_size"]
+            assert params["epsilon_per_class"] == e_k and params["delta_per_class"] == d_k
+
+
+def test_the_frontier_delta_is_far_below_one_over_n_everywhere_it_runs():
+    """Every configuration of every profile states a delta of at most 1 / (10 n): 1e-6 up to 100,000 rows, 1 / (10 n)
+    above (KDDCup99's 135,000 rows: 7.4e-7, where 1e-6 would be 0.135 / n); a larger delta is refused."""
+    from dpkernels import profiles
+
+    for name in ("quick", "full", "scale"):
+        configs, ablation = F.profile_configs(profiles.load("frontier", name, None))
+        for c in configs + ablation:
+            assert c["delta"] == F.cell_delta(c["n_train"]) <= min(F.DELTA, 1.0 / (10 * c["n_train"]))
+    assert F.cell_delta(1000) == F.DELTA and F.cell_delta(135_000) == pytest.approx(1 / 1_350_000)
+    with pytest.raises(ValueError, match="far below"):
+        F.validate_config(_config("noisy-gd", "kddcup99", n=135_000) | {"delta": 1e-6})
+
+
+def test_budget_checks_read_the_fitted_guarantees():
+    """F-budget, F-budget-delta and F-budget-pure come from the stated (epsilon, delta) of every run: a pure-labelled
+    row whose fits state 1e-30 (objective perturbation's floating-point delta) fails F-budget-pure, and a
+    pure-labelled row stating more than the cell's delta fails F-budget-delta too (the old check looked at the
+    (epsilon, delta)-labelled rows only)."""
+    ok = _runs({"chaudhuri-objective-logistic": [0.15] * 3, "rubinstein-finite": [0.2] * 3, "noisy-gd": [0.16] * 3},
+               delta_spent={"chaudhuri-objective-logistic": 4e-30, "noisy-gd": F.DELTA})
+    checks = {b.id: b for b in A.budget_checks(ok)}
+    assert checks["F-budget"].measured == 0.0 and checks["F-budget-delta"].measured == 1.0  # stated / allowed
+    assert checks["F-budget-pure"].measured == 0.0 and checks["F-budget-pure"].runs == 3
+    assert all(b.over == () for b in checks.values())
+    bad = _runs({"rubinstein-finite": [0.2] * 3, "chaudhuri-output-logistic": [0.2] * 3},
+                delta_spent={"rubinstein-finite": 1e-30, "chaudhuri-output-logistic": 2e-6})
+    checks = {b.id: b for b in A.budget_checks(bad)}
+    assert checks["F-budget-pure"].over == ("chaudhuri-output-logistic", "rubinstein-finite")
+    assert checks["F-budget-delta"].over == ("chaudhuri-output-logistic",) and checks["F-budget-delta"].measured == 2.0
+    cell = _runs({"noisy-gd": [0.2] * 2}, n=135_000, ds="kddcup99").assign(delta=F.cell_delta(135_000))
+    assert {b.id: b for b in A.budget_checks(cell)}["F-budget-delta"].over == ("noisy-gd",)  # 1e-6 > 1 / (10 n)
+    over_eps = _runs({"noisy-gd": [0.2] * 2})
+    over_eps.loc[0, "epsilon_spent"] = 1.0 + 1e-9
+    assert {b.id: b for b in A.budget_checks(over_eps)}["F-budget"].over == ("noisy-gd",)
+
+
+def test_only_the_traced_seed_measures_memory_and_tracing_changes_no_result(monkeypatch):
+    """Seed 0 runs under tracemalloc (peak memory), the others untraced (their fit time); the release is the same
+    whether traced or not."""
+    traced = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=0))
+    other = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=1))
+    assert traced["traced"] and traced["peak_mb"] > 0 and not other["traced"] and math.isnan(other["peak_mb"])
+    assert other["fit_seconds"] > 0
+    monkeypatch.setattr(F, "TRACED_SEEDS", ())
+    untraced = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=0))
+    assert not untraced["traced"] and untraced["pred_digest"] == traced["pred_digest"]
+
+
+def test_cost_curves_time_the_untraced_runs_and_trace_the_memory():
+    runs = _runs({"noisy-gd": [0.2, 0.2, 0.2]})
+    runs["traced"] = [True, False, False]
+    runs["fit_seconds"] = [10.0, 1.0, 1.2]  # tracing slows the fit
+    runs["peak_mb"] = [4.0, math.nan, math.nan]
+    c = A.cost_curves(runs).iloc[0]
+    assert c["fit_seconds"] == pytest.approx(1.1) and c["peak_mb_max"] == 4.0 and c["memory_ratio_max"] == 8.0
+    assert c["runs"] == 2 and c["traced_runs"] == 1
+    only_traced = runs.iloc[:1]  # no untraced run in the group: its (traced) time is all there is
+    assert A.cost_curves(only_traced).iloc[0]["fit_seconds"] == 10.0
+    assert A.summarise(runs).iloc[0]["fit_seconds"] == pytest.approx(1.1)
+
+
+def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
+    from dpkernels.experiments import frontier_cost as C
+
+    key = {"dataset": "adult", "n_train": 1000, "mechanism": "noisy-gd", "scale": 1.0, "n_test": 5229, "delta": 1e-6}
+    measured = pd.DataFrame([{**key, "epsilon": e, "seed": s, "cpu_seconds": c}
+                             for e, costs in ((0.1, {1: 3.0, 2: 1.0, 0: 2.0}), (10.0, {1: 5.0, 2: 3.0, 0: 4.0}))
+                             for s, c in costs.items()])
+    planned = [{**key, "epsilon": e, "seed": s} for e in (0.1, 1.0, 10.0) for s in range(3)]
+    est = C.estimate(planned, measured, workers=2).set_index(["epsilon", "seed"])
+    assert est.loc[(0.1, 0), "cpu_seconds"] == 2.0 and est.loc[(0.1, 1), "cpu_seconds"] == 1.0  # traced / untraced
+    assert est.loc[(1.0, 2), "cpu_seconds"] == pytest.approx(2.0)  # halfway in log epsilon
+    assert est.loc[(0.1, 0), "one_off"] == 4.0 and est.loc[(0.1, 1), "one_off"] == 0.0  # 2 workers x (3 - 1), once
+    tot = C.totals(est.reset_index(), overhead=0.01, fixed=1.0)
+    assert tot["tasks"] == 9 and tot["sweep_cpu"] == pytest.approx(tot["task_cpu"] + tot["one_off_cpu"] + 1.09)
+    keys = C.measure_keys(planned)
+    assert [(k["epsilon"], k["seed"]) for k in keys[:3]] == [(0.1, 1), (0.1, 2), (0.1, 0)]
+    assert sorted({k["epsilon"] for k in keys}) == [0.1, 1.0, 10.0]
+    with pytest.raises(KeyError, match="no measurement"):
+        C.estimate([{**key, "mechanism": "amp", "epsilon": 1.0, "seed": 0}], measured)
+
+
 def test_stated_budget_composes_what_is_stated():
     assert F.stated_budget([(0.5, 0.0)], 1e-6) == (0.5, 0.0)
     assert F.stated_budget([(0.25, 0.0)] * 4, 1e-6) == (1.0, 0.0)

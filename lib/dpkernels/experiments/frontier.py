@@ -1,11 +1,13 @@
 """Which mechanism, and is private learning worth it at all?  The cross-paper frontier from a thousand rows to the full
 data, at equal end-to-end privacy cost, under one hyper-parameter protocol, with its cost curves (issues 11, 22, 29).
 
-One sweep (data set x training size x mechanism x epsilon x rule scale x seed) over every classifier of the workbook,
-run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
+One sweep (data set x training size x mechanism x epsilon x rule scale x seed) over every classifier of the workbook
+and, beside them, the methods later work showed beating the five papers' (noisy gradient descent, DP-SGD, approximate
+minima perturbation, output-perturbed SGD: :mod:`dpkernels.mechanisms.gradient`), run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
 joblib processes locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one
 seeded training set and returns its test error, the majority-class error of the same test set, the fit time, the
-fit's peak traced memory, the size of the training matrix and the (epsilon, delta) the fitted object states.
+fit's peak traced memory (seed 0's fits: :data:`TRACED_SEEDS`), the size of the training matrix and the (epsilon,
+delta) the fitted object states.
 
 **Data.**  Each data set's population is its *distinct* rows after the public feature map (:func:`distinct_rows`;
 74.5% of KDDCup99's 10 percent file repeats another row exactly, and Adult without fnlwgt has 7,000 repeats), so no
@@ -14,7 +16,8 @@ sets of one seed are nested prefixes of the remaining rows, from about 1,000 row
 33,000, KDDCup99 135,000, shuttle 50,000, satimage 5,000).
 
 **Equal total privacy cost, end to end, as stated.**  Every private run of a cell receives the same total
-(epsilon, delta) for everything that touches the training rows, and records what its fitted object *states*
+(epsilon, delta) for everything that touches the training rows (delta = :func:`cell_delta` (n): 1e-6, at most
+1 / (10 n)), and records what its fitted object *states*
 (``epsilon_spent``, ``delta_spent``: :func:`stated`, composed over every fitted part by :func:`stated_budget`):
 
 * *Features*: a per-record map with public constants (:mod:`dpkernels.feature_maps`); replace-one neighbours stay
@@ -73,7 +76,9 @@ from dpkernels.accounting import compose
 
 __all__ = [
     "DELTA",
+    "cell_delta",
     "SOLVER_TOL",
+    "TRACED_SEEDS",
     "DatasetSpec",
     "DATASETS",
     "Mechanism",
@@ -95,6 +100,7 @@ __all__ = [
     "PROTOCOLS",
     "CONSTANTS",
     "make_configs",
+    "profile_configs",
     "seeds_for",
     "validate_config",
     "task_cost",
@@ -104,8 +110,16 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
-#: The total delta of every (epsilon, delta) mechanism: below 1 / n for every training size (135,000 rows at most).
+#: The total delta of every (epsilon, delta) mechanism of a cell of up to 100,000 training rows; a larger cell's is
+#: 1 / (10 n) (:func:`cell_delta`), so that delta is at most a tenth of 1 / n wherever the frontier runs.
 DELTA = 1e-6
+
+
+def cell_delta(n: int) -> float:
+    """The total delta of a cell of ``n`` training rows: min(:data:`DELTA`, 1 / (10 n)) (7.4e-7 at KDDCup99's
+    135,000 rows; 1e-6 everywhere else on the grid).  Far below 1 / n: a delta near 1 / n would allow releasing a
+    whole row with that probability."""
+    return min(DELTA, 1.0 / (10.0 * int(n)))
 #: Certified-solver tolerance (x the sensitivity) of every mechanism that solves an ERM.
 SOLVER_TOL = 1e-3
 #: Random features of every random-feature mechanism (a documented default: Chaudhuri et al. run no kernel experiment
@@ -115,6 +129,10 @@ N_FEATURES = 100
 N_LANDMARKS = 50
 #: Park's data-independent starts of the dynamics.
 PARK_STARTS = 300
+#: The seeds whose fit runs under ``tracemalloc`` (its peak memory, :func:`run_task`).  Tracing every allocation slows
+#: allocation-heavy Python code by 1.1x (Park, certified solves) to 5x (DP-SGD's steps, a selection's small fits) on
+#: this workbook's mechanisms, so one seed per configuration measures memory and the others time the fit untraced.
+TRACED_SEEDS = (0,)
 
 
 @dataclass(frozen=True)
@@ -238,6 +256,10 @@ CONSTANTS = {
     "hall": "c = 1 in lam = 1 / (2 c sqrt(n)) (Rubinstein et al.'s rule; Hall et al. give none)",
     "bassily": f"excess = {defaults.BASSILY_EXCESS:g} of Theorem 3.2's privacy term (ours, from the theorem's shape)",
     "park": "C/n = 0.05 (median of Park's Table 7.1 over its six data sets outside the frontier)",
+    "gradient": f"||f0|| = {defaults.CHAUDHURI_NORM_BOUND:g} in the first-principles rules of the gradient methods "
+                "(dpkernels.defaults: step from the logistic loss's smoothness, T, batch and regulariser from the "
+                f"bounds' optimum at (n, d, epsilon, delta); DP-GD and DP-SGD at most {defaults.GRADIENT_MAX_STEPS} "
+                "steps, a compute cap)",
 }
 
 
@@ -305,7 +327,11 @@ def _factories() -> dict[str, Mechanism]:
     library's one name per concept (``alpha`` = Lambda = 1 / C = 2 lam, ``sigma`` with gamma = 1 / (2 sigma^2),
     ``learning_rate``, ``weight_bound``).  Every rule scales its constant by ``info["scale"]``."""
     from dpkernels.mechanisms import (
+        DPSGD,
+        ApproximateMinimaPerturbation,
         EquilibriumPointClassifier,
+        NoisyGradientDescent,
+        OutputPerturbedSGD,
         ObjectivePerturbation,
         OutputPerturbation,
         PrivateKernelERM,
@@ -355,10 +381,18 @@ def _factories() -> dict[str, Mechanism]:
                     "Lambda": defaults.BASSILY_LAMBDA, "k": k, "max_iter": defaults.bassily_iterations(info["n"])}
         return params
 
+    def gradient_rule(rule: Callable[..., dict[str, Any]], with_d: bool = True) -> Callable[[float | None, Info], Params]:
+        # the rules of dpkernels.defaults at the run's (n, d, epsilon, delta), ||f0|| times the rule's scale
+        def params(eps: float | None, info: Info) -> Params:
+            B = defaults.CHAUDHURI_NORM_BOUND * _scale(info)
+            size = (info["n"], info["d"]) if with_d else (info["n"],)
+            return dict(rule(*size, float(eps), info["delta"], norm_bound=B))
+        return params
+
     def rubinstein_C(info: Info) -> float:
         return _scale(info) * defaults.rubinstein_C(info["n"])
 
-    ch, rb = CONSTANTS["chaudhuri"], CONSTANTS["rubinstein"]
+    ch, rb, gr = CONSTANTS["chaudhuri"], CONSTANTS["rubinstein"], CONSTANTS["gradient"]
     ms = [
         Mechanism("rubinstein-finite", "PrivateSVM-Finite (linear, hinge)", "Rubinstein 2012", "pure", "linear",
                   lambda e, info: {"C": rubinstein_C(info)},
@@ -435,6 +469,35 @@ def _factories() -> dict[str, Mechanism]:
                   "random-features", lambda e, info: defaults.park_settings(info["dataset"]), park,
                   "Park (2022) Table 7.1: the paper's tuned setting, chosen by the thesis on satimage and shuttle",
                   protocol="paper", multiclass=True, weight=3.0, tasks=("multiclass",)),
+        # the methods later work showed beating output and objective perturbation (issue 29): (epsilon, delta) rows on
+        # the original features, logistic loss, rules from first principles (dpkernels.defaults)
+        Mechanism("noisy-gd", "noisy gradient descent (DP-GD)", "Bassily 2014", "approx", "linear",
+                  gradient_rule(defaults.noisy_gd_settings),
+                  lambda p, e, dl, info, r: NoisyGradientDescent(epsilon=e, delta=dl, loss="logistic", classes=pm,
+                                                                 random_state=r, **p),
+                  "Bassily, Smith and Thakurta (2014) / Yu et al. (2020) Algorithm 1; T and step from Bubeck (2015) "
+                  "Theorem 6.3 at the Gaussian-DP noise, C = R = 1, alpha = 0 (dpkernels.defaults.noisy_gd_settings)",
+                  constant=gr, select=True, takes_delta=True, weight=4.0),
+        Mechanism("dp-sgd", "DP-SGD (Poisson batches)", "Abadi 2016", "approx", "linear",
+                  gradient_rule(defaults.dp_sgd_settings),
+                  lambda p, e, dl, info, r: DPSGD(epsilon=e, delta=dl, loss="logistic", classes=pm, random_state=r, **p),
+                  "Abadi et al. (2016) Algorithm 1, accounted by dp-accounting (PLD, replace-one); DP-GD's T and step, "
+                  "the smallest sampling rate with noise multiplier >= 4 (dpkernels.defaults.dp_sgd_settings)",
+                  constant=gr, select=True, takes_delta=True, weight=2.0),
+        Mechanism("amp", "approximate minima perturbation (AMP)", "Iyengar 2019", "approx", "linear",
+                  gradient_rule(defaults.amp_settings),
+                  lambda p, e, dl, info, r: ApproximateMinimaPerturbation(epsilon=e, delta=dl, loss="logistic",
+                                                                          data_norm=1.0, classes=pm, random_state=r, **p),
+                  "Iyengar et al. (2019) Algorithm 1; lambda from objective perturbation's bound at Gaussian noise, "
+                  "the budget split it needs (dpkernels.defaults.amp_settings)",
+                  constant=gr, select=True, takes_delta=True, weight=1.5),
+        Mechanism("output-sgd", "output-perturbed SGD", "Wu 2017", "approx", "linear",
+                  gradient_rule(defaults.output_sgd_settings, with_d=False),
+                  lambda p, e, dl, info, r: OutputPerturbedSGD(epsilon=e, delta=dl, loss="logistic", data_norm=1.0,
+                                                               classes=pm, random_state=r, **p),
+                  "Wu et al. (2017) Algorithm 2 (convex, constant step); one pass, batch and step from the bound's "
+                  "optimum (dpkernels.defaults.output_sgd_settings)",
+                  constant=gr, select=True, takes_delta=True, weight=1.0),
         Mechanism("diffprivlib-lr", "diffprivlib LogisticRegression", "diffprivlib", "pure", "linear",
                   _chaudhuri("objective", "logistic"), dpl,
                   "as objective perturbation (the same mechanism): C = 1 / (n Lambda); binary tasks only: it reads the "
@@ -785,8 +848,8 @@ def validate_config(config: dict[str, Any]) -> None:
     else:
         if eps is None or not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps > 0):
             raise ValueError(f"epsilon must be a finite number > 0, got {eps!r}")
-        if not (isinstance(delta, float) and 0.0 < delta < 1.0 / config["n_train"]):
-            raise ValueError(f"delta must lie in (0, 1/n_train), got {delta!r}")
+        if not (isinstance(delta, float) and 0.0 < delta <= 1.0 / (10.0 * config["n_train"])):
+            raise ValueError(f"delta must lie in (0, 1/(10 n_train)], far below 1/n, got {delta!r}")
     scale = config.get("scale", 1.0)
     if not (isinstance(scale, float) and math.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a finite float > 0, got {scale!r}")
@@ -795,20 +858,32 @@ def validate_config(config: dict[str, Any]) -> None:
 
 
 def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float, Xtr: Array, ytr: NDArray,
-                 Xte: Array, spec: DatasetSpec, rng: np.random.Generator
-                 ) -> tuple[NDArray, tuple[float, float], int, Params]:
+                 Xte: Array, spec: DatasetSpec, rng: np.random.Generator, trace: bool = False
+                 ) -> tuple[NDArray, tuple[float, float], int, Params, float, float]:
     """Fit the run's task estimator (:func:`task_estimator`) and predict; returns the predictions, the (epsilon,
     delta) the fitted object states (composed from every fitted part's statement; non-private references: (inf,
-    0)), the number of binary fits and the hyper-parameters (with the non-private references' and the selection's
-    choices)."""
+    0)), the number of binary fits, the hyper-parameters (with the non-private references' and the selection's
+    choices), and the fit's own wall seconds and, with ``trace``, its peak memory in bytes above what was traced
+    before it (the call to ``fit`` alone, under ``tracemalloc``; NaN without ``trace``)."""
     info = {"n": len(ytr), "d": Xtr.shape[1], "K": len(spec.classes), "dataset": spec.name, "task": spec.task,
             "delta": delta, "scale": scale}
     est, params = task_estimator(mech, eps, delta, info, rng)
-    est.fit(Xtr, ytr)
+    if trace:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        t0 = time.perf_counter()
+        est.fit(Xtr, ytr)
+        seconds = time.perf_counter() - t0
+        peak = float(tracemalloc.get_traced_memory()[1] - before) if trace else math.nan
+    finally:
+        if trace:
+            tracemalloc.stop()
     if mech.protocol == "selected":
         params = {**params, "selected_scale": SCALES[est.selected_]}
     spent = (math.inf, 0.0) if mech.privacy == "none" else stated(est)
-    return est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}
+    return (est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}, seconds,
+            peak)
 
 
 def _majority_error(y: NDArray) -> float:
@@ -826,7 +901,9 @@ def task_cost(config: dict[str, Any]) -> float:
 
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (data set, mechanism, n, epsilon, rule scale, seed): test error, majority-class error of the same test
-    set, fit seconds, peak traced memory of the fit (MB), the training matrix's size (MB), the (epsilon, delta) the
+    set, the fit's wall seconds, its peak traced memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
+    seeds of :data:`TRACED_SEEDS` only, whose ``traced`` is True: tracing slows allocation-heavy Python code, so the
+    other seeds' fit times are the untraced ones), the training matrix's size (MB), the (epsilon, delta) the
     fitted object states (``epsilon_spent``, ``delta_spent``), the hyper-parameters used (a selected row: the scale it
     chose, ``selected_scale``) and a digest of the predictions (for identity checks across executors).
 
@@ -852,24 +929,19 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
         _privacy_leaks_fail(mech)
         warnings.simplefilter("ignore", DeprecationWarning)  # scipy's L-BFGS-B options, called by diffprivlib
         warnings.simplefilter("ignore", UtilityWarning)  # "mostly noise": what the test error measures anyway
-        tracemalloc.start()
-        t0 = time.perf_counter()
+        trace = config["seed"] in TRACED_SEEDS
         try:
-            pred, (eps_spent, delta_spent), n_parts, params = _fit_predict(
-                mech, config["epsilon"], config["delta"], scale, Xtr, ytr, Xte, spec, rng)
+            pred, (eps_spent, delta_spent), n_parts, params, seconds, peak = _fit_predict(
+                mech, config["epsilon"], config["delta"], scale, Xtr, ytr, Xte, spec, rng, trace)
         except RuntimeError as exc:  # a certified solver that cannot certify refuses to release: an outcome, not a bug
             if "refusing to release" not in str(exc):
                 raise
             return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan, "peak_mb": math.nan,
-                    "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0, "n_parts": 0,
-                    "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
+                    "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
+                    "n_parts": 0, "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
                     "refused": str(exc)[:300]}
-        finally:
-            seconds = time.perf_counter() - t0
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
     return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte), "fit_seconds": float(seconds),
-            "peak_mb": peak / 2**20, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent),
+            "peak_mb": peak / 2**20, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent),
             "delta_spent": float(delta_spent), "n_parts": int(n_parts), "d": int(Xtr.shape[1]),
             "params": json.dumps(params, sort_keys=True, default=float),
             "selected_scale": float(params.get("selected_scale", math.nan)),
@@ -892,10 +964,11 @@ def seeds_for(n: int, seeds: int | dict[Any, Any], dataset: str | None = None) -
 
 def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: Sequence[float],
                  seeds: int | dict[Any, Any], sizes: dict[str, Sequence[int | str]],
-                 delta: float = DELTA, scales: Sequence[float] = (1.0,)) -> list[dict[str, Any]]:
+                 delta: float | None = None, scales: Sequence[float] = (1.0,)) -> list[dict[str, Any]]:
     """Every (data set, training size, mechanism, epsilon, rule scale, seed) a mechanism can run (its task kind, up to
-    its ``max_n``); the non-private references once per (size, seed).  ``seeds``: see :func:`seeds_for`.  ``scales``
-    other than 1 (the ablation) apply to the rule rows with a constant only."""
+    its ``max_n``); the non-private references once per (size, seed).  ``seeds``: see :func:`seeds_for`.  ``delta``:
+    every cell's total delta (default: :func:`cell_delta` of its size).  ``scales`` other than 1 (the ablation) apply
+    to the rule rows with a constant only."""
     out = []
     for ds in datasets:
         spec = DATASETS[ds]
@@ -910,7 +983,7 @@ def make_configs(datasets: Sequence[str], mechanisms: Sequence[str], epsilons: S
                     for eps in ([None] if mech.privacy == "none" else list(epsilons)):
                         for s in range(seeds_for(n, seeds, ds)):
                             c = {"dataset": ds, "mechanism": m, "n_train": int(n), "n_test": spec.n_test,
-                                 "epsilon": None if eps is None else float(eps), "delta": float(delta),
+                                 "epsilon": None if eps is None else float(eps), "delta": float(cell_delta(n) if delta is None else delta),
                                  "scale": float(scale), "seed": s}
                             validate_config(c)
                             out.append(c)
@@ -948,6 +1021,20 @@ def preflight_fit(name: str) -> None:
         except RuntimeError as exc:
             if "refusing to release" not in str(exc):
                 raise
+
+
+def profile_configs(P: dict[str, Any], datasets: Sequence[str] | None = None
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A profile's sweep (:mod:`dpkernels.profiles`, section ``frontier``): every mechanism at its ``sizes``,
+    ``epsilons`` and ``seeds``, and the ablation's configurations (each public rule's constant times 0.1 and 10 in the
+    ``ablation`` cells), on ``datasets`` (default: the profile's)."""
+    datasets = list(P["datasets"] if datasets is None else datasets)
+    configs = make_configs(datasets, list(MECHANISMS), P["epsilons"], P["seeds"], P["sizes"])
+    ab = P["ablation"]
+    ablation = [c for c in make_configs([d for d in ab["datasets"] if d in datasets], list(MECHANISMS), ab["epsilons"],
+                                        ab["seeds"], ab["sizes"], scales=(SCALES[0], SCALES[-1]))
+                if c["scale"] != 1.0]
+    return configs, ablation
 
 
 def run_frontier(configs: Sequence[dict[str, Any]], store: Any = None, n_jobs: int = 1, scheduler: str | None = None,

@@ -9,8 +9,8 @@ of :mod:`dpkernels.verdicts`:
   set) over the mechanism's error is positive with one-sided 95% confidence (:func:`~dpkernels.verdicts.
   difference_verdict`);
 * **budgets as stated** (:func:`summarise`): a run is *within budget* when the (epsilon, delta) its fitted object
-  states is at most the cell's target (epsilon, :data:`~dpkernels.experiments.frontier.DELTA`), with delta = 0 for a
-  pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
+  states is at most the cell's target (epsilon, :func:`~dpkernels.experiments.frontier.cell_delta`), with delta = 0
+  for a pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
 * **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the mechanisms within
   budget that beat the majority class, the one with the lowest mean error (none where none does: "collect more rows
   or spend more budget"); the set statistically *equivalent* to it (paired TOST within a margin of
@@ -24,8 +24,9 @@ of :mod:`dpkernels.verdicts`:
 * **the ablation** (:func:`ablation`): each public rule rerun with its constant times 0.1 and 10; per cell, the
   winner with all constants scaled alike, the mechanisms that win under *some* combination of the constants, and
   whether the rule's winner stays the winner under every combination (on mean errors);
-* **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time and peak traced memory per size, the
-  least-squares log-log slope over every run of the grid and its standard error.
+* **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time (untraced runs) and peak traced memory
+  (the traced runs, :data:`~dpkernels.experiments.frontier.TRACED_SEEDS`) per size, the least-squares log-log slope
+  over every run of the grid and its standard error.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ __all__ = [
     "ablation",
     "selection_pairs",
     "within_budget",
+    "BudgetCheck",
+    "budget_checks",
     "ADVICE_NONE",
 ]
 
@@ -115,6 +118,10 @@ QUESTIONS: tuple[tuple[str, str, str], ...] = (
     ("bassily-alg2", "chaudhuri-objective-logistic", "Bassily's Algorithm 2 against objective perturbation"),
     ("chaudhuri-kernel", "rubinstein-rff", "random-feature ERM: objective perturbation against output perturbation"),
     ("hall-nystrom", "rubinstein-rff", "Hall's kernel machine against Rubinstein's PrivateSVM"),
+    ("noisy-gd", "chaudhuri-objective-logistic",
+     "noisy gradient descent (DP-GD) against objective perturbation (Yu et al.: gradient perturbation is underrated)"),
+    ("noisy-gd-selected", "chaudhuri-objective-logistic-selected",
+     "DP-GD against objective perturbation, both under private selection"),
 )
 
 
@@ -170,13 +177,71 @@ def _beats(excess: pd.Series) -> verdicts.Outcome:
     return verdicts.difference_verdict(m, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None)
 
 
-def within_budget(df: pd.DataFrame, delta: float = DELTA) -> pd.Series:
+def _cell_delta(df: pd.DataFrame, delta: float | None) -> pd.Series | float:
+    """Each run's target delta: ``delta`` if given, else the run's own (its configuration's ``delta`` column), else
+    :data:`~dpkernels.experiments.frontier.DELTA`."""
+    if delta is not None:
+        return float(delta)
+    return df["delta"].astype(float) if "delta" in df else DELTA
+
+
+def within_budget(df: pd.DataFrame, delta: float | None = None) -> pd.Series:
     """Per run: whether the (epsilon, delta) its fitted object states is within the cell's target (the run's epsilon
-    and ``delta``; a pure row: delta exactly 0).  A refused run spent nothing."""
+    and delta, or ``delta``; a pure row: delta exactly 0).  A refused run spent nothing."""
     pure = df["mechanism"].map(lambda m: MECHANISMS[m].privacy == "pure")
     ok_eps = df["epsilon_spent"] <= df["epsilon"]
-    ok_delta = (df["delta_spent"] <= delta) & (~pure | (df["delta_spent"] == 0.0))
+    ok_delta = (df["delta_spent"] <= _cell_delta(df, delta)) & (~pure | (df["delta_spent"] == 0.0))
     return (ok_eps & ok_delta) | df["error"].isna()
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """One of the frontier's budget checks, computed from what the fitted objects stated (:func:`budget_checks`)."""
+
+    id: str
+    claim: str
+    check: str
+    measured: float  #: the largest excess (epsilon) or value (delta) over the runs it covers
+    bound: float
+    runs: int  #: the runs it covers
+    over: tuple[str, ...]  #: the mechanisms with a run beyond the bound
+
+
+def budget_checks(df: pd.DataFrame, delta: float | None = None) -> list[BudgetCheck]:
+    """The budget checks of the frontier, read from every run's *stated* (epsilon, delta) (``epsilon_spent``,
+    ``delta_spent``: the composition of every fitted part's ``guarantee_``, :func:`~dpkernels.experiments.frontier.
+    stated`), never from a mechanism's declared kind:
+
+    * ``F-budget``: no private run states more epsilon than its cell's (largest stated epsilon minus the cell's);
+    * ``F-budget-delta``: no private run, whatever its declared kind, states more delta than its cell's (the run's
+      ``delta``, or ``delta`` if given; the measured value is the largest ratio of stated to allowed delta, the bound
+      1);
+    * ``F-budget-pure``: every run of a row declared pure (delta = 0: :attr:`~dpkernels.experiments.frontier.
+      Mechanism.privacy`) states delta = 0 exactly, so that a row labelled pure is pure (objective perturbation's
+      floating-point-safe release states a delta of about 1e-30, so its rows are (epsilon, delta) rows).
+
+    A refused run (no release) states nothing and is left out."""
+    priv = df[(df["mechanism"].map(lambda m: MECHANISMS[m].privacy) != "none") & df["error"].notna()]
+    pure = priv[priv["mechanism"].map(lambda m: MECHANISMS[m].privacy) == "pure"]
+
+    def over(frame: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
+        return tuple(sorted(set(frame.loc[mask, "mechanism"])))
+
+    excess = priv["epsilon_spent"] - priv["epsilon"]
+    ratio = priv["delta_spent"] / _cell_delta(priv, delta)
+    return [
+        BudgetCheck("F-budget", "equal total privacy cost, as stated",
+                    "largest stated epsilon (certified-solver factors and one-against-all composition included) minus "
+                    "the cell's epsilon, over every private run", float(excess.max()) if len(priv) else math.nan, 0.0,
+                    len(priv), over(priv, excess > 0.0)),
+        BudgetCheck("F-budget-delta", "equal total privacy cost (delta), as stated",
+                    "largest ratio of the delta stated by a private run (any declared kind) to its cell's delta "
+                    "(1e-6, or 1 / (10 n) above 100,000 rows)", float(ratio.max()) if len(priv) else math.nan, 1.0,
+                    len(priv), over(priv, ratio > 1.0)),
+        BudgetCheck("F-budget-pure", "pure rows are pure", "largest delta stated by a run of a row declared pure "
+                    "epsilon-DP", float(pure["delta_spent"].max()) if len(pure) else math.nan, 0.0, len(pure),
+                    over(pure, pure["delta_spent"] > 0.0)),
+    ]
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
@@ -198,8 +263,9 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
                      "privacy": mech.privacy, "family": mech.family, "protocol": mech.protocol, "error": mean,
                      "se": se, "n_seeds": k, "refused": refused,
                      "base_error": float(g["base_error"].mean()) if k else math.nan,
-                     "beats_majority": beat.status, "fit_seconds": float(g["fit_seconds"].median()) if k else math.nan,
-                     "peak_mb": float(g["peak_mb"].median()) if k else math.nan,
+                     "beats_majority": beat.status,
+                     "fit_seconds": float(_timed(g).median()) if k else math.nan,
+                     "peak_mb": float(g["peak_mb"].median()) if g["peak_mb"].notna().any() else math.nan,
                      "epsilon_spent_max": float(g["epsilon_spent"].max()) if k else math.nan,
                      "delta_spent_max": float(g["delta_spent"].max()) if k else math.nan,
                      "within_budget": ok if mech.privacy != "none" else True})
@@ -376,12 +442,25 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _timed(df: pd.DataFrame) -> pd.Series:
+    """Per run, its fit seconds where they count for the cost curves: the untraced runs' (``traced`` False; tracing
+    slows allocation-heavy code), or every run's in a (data set, mechanism, n) that has no untraced run; NaN
+    otherwise."""
+    if "traced" not in df:
+        return df["fit_seconds"]
+    traced = df["traced"].fillna(False).astype(bool)
+    untraced = (~traced & df["fit_seconds"].notna()).groupby([df["dataset"], df["mechanism"], df["n_train"]]) \
+        .transform("any")
+    return df["fit_seconds"].where(~traced | ~untraced)
+
+
 def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, mechanism, n): median fit seconds and peak traced memory over every run (epsilons and seeds), the
-    training matrix's size and the peak's ratio to it."""
-    g = df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism", "n_train"], sort=True)
-    out = g.agg(fit_seconds=("fit_seconds", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
-                train_mb=("train_mb", "first"), runs=("fit_seconds", "size")).reset_index()
+    """Per (data set, mechanism, n): median fit seconds (over the untraced runs, :func:`_timed`) and median and largest
+    peak traced memory (over the traced runs), the training matrix's size and the largest peak's ratio to it."""
+    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x))
+    g = d.groupby(["dataset", "mechanism", "n_train"], sort=True)
+    out = g.agg(fit_seconds=("_time", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
+                train_mb=("train_mb", "first"), runs=("_time", "count"), traced_runs=("peak_mb", "count")).reset_index()
     out["memory_ratio_max"] = out["peak_mb_max"] / out["train_mb"]
     out["label"] = out["mechanism"].map(lambda m: MECHANISMS[m].label)
     out["family"] = out["mechanism"].map(lambda m: MECHANISMS[m].family)
@@ -389,17 +468,21 @@ def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, mechanism): the least-squares slope of log fit time (and of log peak memory) against log n over
-    every run of the grid, with the standard error and degrees of freedom of the time slope (needs three sizes)."""
+    """Per (data set, mechanism): the least-squares slope of log fit time (the untraced runs', :func:`_timed`) and of
+    log peak memory (the traced runs') against log n over every run of the grid, with the standard error and degrees
+    of freedom of the time slope (needs three sizes)."""
     cols = ["dataset", "mechanism", "label", "family", "sizes", "n_min", "n_max", "time_slope", "time_slope_se",
             "time_slope_df", "memory_slope"]
     rows = []
-    for (ds, m), g in df[df["fit_seconds"].notna()].groupby(["dataset", "mechanism"], sort=True):
+    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x))
+    for (ds, m), g in d.groupby(["dataset", "mechanism"], sort=True):
         sizes = g["n_train"].nunique()
         if sizes < 3:
             continue
-        s, se, dof = verdicts.slope_with_se(g["n_train"], g["fit_seconds"])
-        sm = verdicts.slope(g["n_train"], np.maximum(g["peak_mb"], 1e-3))
+        t = g[g["_time"].notna()]
+        s, se, dof = verdicts.slope_with_se(t["n_train"], t["_time"])
+        p = g[g["peak_mb"].notna()]
+        sm = verdicts.slope(p["n_train"], np.maximum(p["peak_mb"], 1e-3)) if p["n_train"].nunique() > 1 else math.nan
         rows.append({"dataset": ds, "mechanism": m, "label": MECHANISMS[m].label, "family": MECHANISMS[m].family,
                      "sizes": sizes, "n_min": int(g["n_train"].min()), "n_max": int(g["n_train"].max()),
                      "time_slope": s, "time_slope_se": se, "time_slope_df": dof, "memory_slope": sm})

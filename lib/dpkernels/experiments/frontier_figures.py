@@ -19,7 +19,8 @@ SHORT = {
     "rubinstein-finite": "Rub-lin", "rubinstein-rff": "Rub-RFF", "chaudhuri-output-logistic": "out-LR",
     "chaudhuri-output-huber": "out-Hub", "chaudhuri-objective-logistic": "obj-LR", "chaudhuri-objective-huber": "obj-Hub",
     "chaudhuri-kernel": "obj-RFF", "hall-nystrom": "Hall", "bassily-alg2": "Bas-2", "bassily-alg3": "Bas-3",
-    "park-epc": "Park", "park-table-7.1": "Park-T7.1", "diffprivlib-lr": "dpl-LR",
+    "park-epc": "Park", "park-table-7.1": "Park-T7.1", "diffprivlib-lr": "dpl-LR", "noisy-gd": "DP-GD",
+    "dp-sgd": "DP-SGD", "amp": "AMP", "output-sgd": "out-SGD",
     "nonprivate-logistic": "LR", "nonprivate-linearsvc": "LinSVC", "nonprivate-svc": "SVC",
 }
 
@@ -36,7 +37,7 @@ def palette() -> dict[str, tuple[float, float, float]]:
     import seaborn as sns
 
     names = list(MECHANISMS)
-    colours = sns.color_palette("tab20", len(names))
+    colours = sns.color_palette("husl", len(names))  # one distinct hue per row (tab20 repeats beyond 20)
     return dict(zip(names, colours))
 
 
