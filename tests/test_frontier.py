@@ -290,6 +290,22 @@ def test_one_against_all_accounting():
     assert F.stated_budget([(0.1, 1e-5)] * 3, 1e-5) == (pytest.approx(0.3), pytest.approx(3e-5))  # over: as stated
 
 
+def test_one_against_all_states_its_parts_status_not_a_void():
+    """A seeded one-against-all is a reproduction of a private mechanism (its parts' status), an unseeded one a
+    release; it was 'not private' whenever its parts were seeded (private=all(parts' private))."""
+    from dpkernels import ObjectivePerturbation
+
+    X = np.random.default_rng(0).normal(size=(300, 3)) / 3
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.arange(300) % 3
+    parts = [ObjectivePerturbation(epsilon=0.5)] * 3
+    seeded = F.OneVsAll(parts, [0, 1, 2], 1e-6, random_state=np.random.default_rng(1)).fit(X, y).guarantee_
+    fresh = F.OneVsAll(parts, [0, 1, 2], 1e-6).fit(X, y).guarantee_
+    assert (seeded.status, seeded.private) == ("reproduction", False)
+    assert (fresh.status, fresh.private) == ("release", True)
+    assert seeded.epsilon == pytest.approx(1.5, rel=1e-4) and math.isfinite(fresh.epsilon)
+
+
 def test_selection_composition_is_within_budget():
     """The private-selection row (Algorithm 4 generalised): disjoint parts and a disjoint validation part, so the
     total is epsilon, as the fitted guarantee states; the candidates are the rule times SCALES at the part size."""

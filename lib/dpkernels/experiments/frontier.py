@@ -750,7 +750,7 @@ class OneVsAll(ClassifierMixin, BaseEstimator):
     def fit(self, X: Array, y: NDArray) -> "OneVsAll":
         from sklearn.base import clone
 
-        from dpkernels.mechanisms.base import Guarantee
+        from dpkernels.mechanisms.base import STATUSES, Guarantee
         from dpkernels.selection import _set_random_state, stated_guarantee
 
         if len(self.estimators) != len(self.classes):
@@ -769,7 +769,7 @@ class OneVsAll(ClassifierMixin, BaseEstimator):
             epsilon=eps, delta=delta, neighbouring=guarantees[0].neighbouring,
             released=f"{len(self.classes_)} binary releases, one per class against the rest",
             statement="sequential composition of the parts' stated guarantees (basic, or dp-accounting's PLD)",
-            private=all(g.private for g in guarantees))
+            status=max((g.status for g in guarantees), key=STATUSES.index))  # the parts' most severe status
         return self
 
     def decision_function(self, X: Array) -> Array:
