@@ -365,6 +365,45 @@ def test_update_reference_copies_each_output_from_its_reference_profile(tmp_path
     assert (repo / "notebooks" / "frontier.ipynb").exists()
 
 
+def test_update_reference_leaves_another_profiles_values_to_its_update(tmp_path):
+    """The prose quotes both references: a full update renders the frontier's values (written only at scale) as n/a
+    and says which update fills them, a scale update fills them; a value of the update's own outputs that is missing
+    is refused, nothing written."""
+    import json
+
+    from dpkernels.reference import reference_source_profile, update_reference
+
+    assert [reference_source_profile(r) for r in ("frontier:F-x.status", "paper_figures/frontier/q.csv?id=a#b",
+                                                  "paper_figures/totals.csv?paper=yu2020#agree", "demo:l1.bound",
+                                                  "paper_figures/totals.csv?paper=demo#agree",
+                                                  "benchmarks/results/x.json#y")] == [
+        "scale", "scale", "scale", "full", "full", "full"]
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    (repo / "notebooks").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "README.md").write_text("demo {{ demo:l1.status }}, frontier {{ frontier:l1.status }}\n")
+    for profile, papers in (("full", ["demo"]), ("scale", ["frontier"])):
+        run = build / profile
+        (run / "notebooks").mkdir(parents=True)
+        for paper in papers:
+            c = Checks(paper)
+            c.at_most("Lemma 1", f"{profile} run", kind="analytic", bound=1.0, measured=0.5, id="l1")
+            c.write(run / "paper_figures" / paper)
+            nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / f"{paper}.ipynb")
+        (run / "run.json").write_text(json.dumps({"ok": {p: True for p in papers}, "outputs": papers, "complete": True}))
+    logged: list[str] = []
+    with pytest.warns(UserWarning, match="rendered as n/a"):
+        update_reference("full", build_dir=build, repo=repo, log=logged.append)
+    assert (repo / "README.md").read_text() == "demo holds, frontier n/a\n"
+    assert any("n/a until `dpkernels update-reference --profile scale`" in m for m in logged)
+    update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None)
+    assert (repo / "README.md").read_text() == "demo holds, frontier holds\n"
+    (repo / "docs" / "README.md").write_text("{{ demo:l2.status }}\n")  # the full run's own value is missing
+    with pytest.raises(RuntimeError, match="the prose would quote a value this run does not have"):
+        update_reference("full", build_dir=build, repo=repo, log=lambda *a: None)
+    assert (repo / "README.md").read_text() == "demo holds, frontier holds\n"
+
+
 def test_cli_version_list_and_parameters(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--version"])

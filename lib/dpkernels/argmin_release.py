@@ -6,7 +6,7 @@ A float64 solve is a deterministic function of (b, D) onto a countable set of do
 D' inverts the first-order condition b = -n grad(J + Delta/2 ||.||^2)(f) with D's rows and re-solves; D's releases
 are reproduced bit for bit and D''s never (issue 18: epsilon lower bounds of 3-4 at a claimed 1).
 
-The construction.  Public constants: n, d, R (the rows' norm bound), the loss (|l'| <= 1, |l''| <= c), lam = Lambda +
+The construction.  Public constants: n, d, R (the rows' norm bound), the loss (``|l'|`` <= 1, ``|l''|`` <= c), lam = Lambda +
 Delta, Theorem 9's noise rate beta (so that its level is eps = 2 R beta + J, J the Jacobian term, Corollaries 11-13),
 and this module's ``FP_SHARE``, ``SMOOTHING_FRACTION`` and ``TAIL``.  :func:`plan_argmin_release` fixes, from these
 only: eps_fp, beta_r = beta - eps_fp / (2R), s = ``SMOOTHING_FRACTION`` / (beta n lam), eta = eps_fp s / 2, a noise
@@ -91,7 +91,7 @@ MAX_FP_SHARE = 0.5
 #: The noise enclosure's radius must satisfy ||b~ - b*|| <= ENCLOSURE_REL (beta ||b||_max + 1) / beta, checked at
 #: run time (its own radius is about 2^-41 ||b||; ``tests/test_argmin_release.py`` measures it).
 ENCLOSURE_REL = 2.0**-39
-#: Bits of headroom of the release grid: |f~| / g stays below 2^RANGE_BITS (the exact rounding needs < 2^50).
+#: Bits of headroom of the release grid: ``|f~|`` / g stays below 2^RANGE_BITS (the exact rounding needs < 2^50).
 _RANGE_BITS = 48
 
 

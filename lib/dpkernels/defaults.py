@@ -308,7 +308,7 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
 
 
 def _logistic_smoothness(radius: float) -> float:
-    """beta = c R^2 with c = 1/4 (the logistic loss's sup |l''|) for rows in the ball of radius R."""
+    """beta = c R^2 with c = 1/4 (the logistic loss's sup ``|l''|``) for rows in the ball of radius R."""
     return loss_curvature("logistic") * check_positive(radius, "radius") ** 2
 
 
@@ -317,7 +317,7 @@ def noisy_gd_settings(n: int, d: int, epsilon: float, delta: float, *, norm_boun
     """Public rule of noisy full-batch gradient descent (:class:`~dpkernels.NoisyGradientDescent`, logistic loss):
     ``n_iter``, ``learning_rate``, ``clip_norm`` and ``alpha`` from (n, d, epsilon, delta) and first principles.
 
-    * clip_norm C = R: |l'| <= 1 and ||x|| <= R bound every per-example gradient by R, so nothing is clipped and the
+    * clip_norm C = R: ``|l'|`` <= 1 and ||x|| <= R bound every per-example gradient by R, so nothing is clipped and the
       replace-one sensitivity of the mean gradient is Delta = 2R / n.
     * alpha = 0: the comparator argument below needs no regulariser (stopping at T regularises).
     * T steps of noise sigma are mu-GDP with mu = sqrt(T) Delta / sigma (:func:`gaussian_mu`), so the per-step noise

@@ -32,10 +32,10 @@ be exact).
 
 Timing (Jin et al., IEEE S&P 2022, recovered discrete noise from the running time of samplers that loop longer for
 larger outputs).  No sampler here loops on the value it returns: the float path does the same vectorised work for
-every draw (``benchmarks/lattice_timing.py``: 10^5 draws per sampler, median time per decile of |noise| within 0.2%,
-Spearman correlation of time and |noise| below 0.002).  The one value-dependent branch is the refinement: a coordinate
+every draw (``benchmarks/lattice_timing.py``: 10^5 draws per sampler, median time per decile of ``|noise|`` within 0.2%,
+Spearman correlation of time and ``|noise|`` below 0.002).  The one value-dependent branch is the refinement: a coordinate
 whose float ball straddles a cell boundary is recomputed in mpmath (a one-coordinate Laplace release then takes about
-2.5 times as long).  Its probability is about 2 rad / g with rad ~ 2^-46 |c + N| + 2^-44 |N|, until the uniform's
+2.5 times as long).  Its probability is about 2 rad / g with rad ~ 2^-46 ``|c + N|`` + 2^-44 ``|N|``, until the uniform's
 2^-64 resolution dominates in the far tail (a Laplace noise beyond about 20 scales; always beyond 44 scales, or a
 Gaussian radius beyond 9.4): averaged over the noise, about 1e-8 per coordinate for a centre near 0, 2e-7 at 100
 noise scales, 2e-5 at 10^4 (``benchmarks/results/lattice_timing.json``).  So a release's running time shows which
@@ -83,7 +83,7 @@ _REL_TRANS = 2.0**-44
 #: Absolute floor of every radius (covers subnormal results).
 _ABS_FLOOR = 2.0**-1000
 _FSUM_MIN = 64  #: sums at least this long are computed with math.fsum (see _Ball.sum)
-#: Largest |k| accepted, so that g * k and k +- 1/2 are exact in float64.
+#: Largest ``|k|`` accepted, so that g * k and k +- 1/2 are exact in float64.
 _K_MAX = 2.0**51
 _WORD = 2**64
 
@@ -173,7 +173,7 @@ class _Ball:
         return self._round(c * self.mid, abs(c) * self.rad)
 
     def __truediv__(self, o: "_Ball") -> "_Ball":
-        """|a/b - m_a/m_b| <= (|m_a| r_b + |m_b| r_a) / (|m_b| (|m_b| - r_b)); infinite when 0 is in the divisor."""
+        """``|a/b - m_a/m_b|`` <= (``|m_a|`` r_b + ``|m_b|`` r_a) / (``|m_b|`` (``|m_b|`` - r_b)); infinite when 0 is in the divisor."""
         low = np.abs(o.mid) - o.rad
         with np.errstate(divide="ignore", invalid="ignore"):
             rad = (np.abs(self.mid) * o.rad + np.abs(o.mid) * self.rad) / (np.abs(o.mid) * low)
@@ -181,7 +181,7 @@ class _Ball:
         return self._round(mid, np.where(low > 0, rad * (1.0 + 2.0**-40), np.inf))
 
     def neg_log(self) -> "_Ball":
-        """-log(x) for x in (0, 1]; |d/dx| = 1/x <= 1/(mid - rad)."""
+        """-log(x) for x in (0, 1]; ``|d/dx|`` = 1/x <= 1/(mid - rad)."""
         low = self.mid - self.rad
         with np.errstate(divide="ignore", invalid="ignore"):
             lip = np.where(low > 0, 1.0 / low, np.inf)
@@ -209,8 +209,8 @@ class _Ball:
         return _Ball(np.sin(ang), rad_ang + _REL_TRANS)
 
     def sum(self, axis: int) -> "_Ball":
-        """Sum along ``axis``.  Short sums: numpy's, with the recursive-summation error bound gamma_n sum |x_i|.
-        Long ones (n >= ``_FSUM_MIN``): ``math.fsum``, correctly rounded (error <= 2^-53 |sum|), so that the radius
+        """Sum along ``axis``.  Short sums: numpy's, with the recursive-summation error bound gamma_n sum ``|x_i|``.
+        Long ones (n >= ``_FSUM_MIN``): ``math.fsum``, correctly rounded (error <= 2^-53 ``|sum|``), so that the radius
         does not grow with n (at d = 100,000 the gamma_n bound made almost every Gamma-norm release ambiguous and
         sent it to the mpmath refinement)."""
         n = self.mid.shape[axis]

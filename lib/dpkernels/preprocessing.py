@@ -46,7 +46,7 @@ class PublicBoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ----------
     n_features_in_ : int
         The number of input features.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The column names of a DataFrame ``X`` at fit (public: the schema).
     scale_ : float
         The row scaling ``norm / sqrt(d)``.

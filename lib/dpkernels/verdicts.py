@@ -97,11 +97,11 @@ __all__ = [
     "law_verdict",
 ]
 
-#: |z| up to this many standard errors: the cut of the rules that rank readings and of the reference check (both
+#: ``|z|`` up to this many standard errors: the cut of the rules that rank readings and of the reference check (both
 #: compare a run with a run of the same protocol, on many replicates); published numbers are compared by :func:`compare`.
 Z_AGREE = 3.0
 #: Two-sided false-positive rate of one comparison of a published number with ours (:func:`compare`): the nominal rate
-#: of |z| > 3 under a normal law, now referred to t with the degrees of freedom of our spread.
+#: of ``|z|`` > 3 under a normal law, now referred to t with the degrees of freedom of our spread.
 ALPHA_COMPARE = 0.0027
 #: The three verdicts, and ``skipped`` for a check that could not run (data absent), with its reason.
 STATUSES = ("holds", "violated", "inconclusive", "skipped")
@@ -146,7 +146,7 @@ def _df(df: float | None) -> float:
 
 
 def comparison_cut(df: float | None = None, alpha: float = ALPHA_COMPARE) -> float:
-    """|t| above which a difference is significant at the two-sided level ``alpha`` (t with ``df`` degrees of freedom,
+    """``|t|`` above which a difference is significant at the two-sided level ``alpha`` (t with ``df`` degrees of freedom,
     the normal law when ``df`` is None or infinite): 3.0 for the normal law at 0.0027, 4.09 at 9, 6.62 at 4."""
     from scipy import stats
 
@@ -155,7 +155,7 @@ def comparison_cut(df: float | None = None, alpha: float = ALPHA_COMPARE) -> flo
 
 
 def comparison_power(effect: float, se: float, df: float | None = None, alpha: float = ALPHA_COMPARE) -> float:
-    """Probability that :func:`compare` rejects "no difference" when the true difference is +-``effect``: P(|T| > cut)
+    """Probability that :func:`compare` rejects "no difference" when the true difference is +-``effect``: P(``|T|`` > cut)
     with T noncentral t (``df``, noncentrality effect / se); normal when ``df`` is None.  An exact number (se = 0) has
     power 1 against any positive effect; a NaN standard error has power 0."""
     from scipy import stats
@@ -175,7 +175,7 @@ def comparison_power(effect: float, se: float, df: float | None = None, alpha: f
 
 def classify(z: float, explained: str | None = None, *, df: float | None = None, alpha: float = ALPHA_COMPARE,
              power: float | None = None, power_target: float = POWER_TARGET) -> str:
-    """The class of a published number from its t statistic ``z``: ``agrees`` when |z| is within the cut of t with
+    """The class of a published number from its t statistic ``z``: ``agrees`` when ``|z|`` is within the cut of t with
     ``df`` at ``alpha`` (:func:`comparison_cut`) and, when ``power`` (against the minimum effect) is given, it is at least
     ``power_target``, else ``inconclusive (too noisy)`` (the comparison could not have seen a difference of that
     size); beyond the cut ``consistent with <explained>`` when a hypothesis accepted by its own test names the number,
@@ -379,7 +379,7 @@ def difference_verdict(mean: float, se: float, *, min_effect: float, df: float |
 
 def equivalence_verdict(mean: float, se: float, *, margin: float, df: float | None = None, alpha: float = ALPHA
                         ) -> Outcome:
-    """Two one-sided tests (TOST) of |difference| < ``margin``: holds when the (1 - 2 alpha) interval lies inside
+    """Two one-sided tests (TOST) of ``|difference|`` < ``margin``: holds when the (1 - 2 alpha) interval lies inside
     (-margin, margin), violated when it lies wholly outside [-margin, margin], inconclusive otherwise."""
     if not _finite(mean, se, margin) or float(se) < 0:
         return Outcome("inconclusive", f"difference {mean} (se {se}): not a finite measurement")
@@ -485,13 +485,13 @@ def exponent_verdict(measured_slope: float, se: float, claimed_exponent: float, 
 # added for issue 21 (Chaudhuri's sampler rows): a sampled law against the law it claims
 # ----------------------------------------------------------------------------------------------
 def dkw_radius(n: int, alpha: float = ALPHA) -> float:
-    """Radius of the (1 - alpha) Dvoretzky-Kiefer-Wolfowitz band (Massart's constant): sup_x |F_n(x) - F(x)| <= it with
+    """Radius of the (1 - alpha) Dvoretzky-Kiefer-Wolfowitz band (Massart's constant): sup_x ``|F_n(x) - F(x)|`` <= it with
     probability >= 1 - alpha for n draws of any law F."""
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * int(n)))
 
 
 def law_verdict(distance: float, n: int, *, margin: float, alpha: float = ALPHA) -> Outcome:
-    """A sampler against the law it claims, by the Kolmogorov distance D_n = sup_x |F_n(x) - F(x)| of ``n`` draws to
+    """A sampler against the law it claims, by the Kolmogorov distance D_n = sup_x ``|F_n(x) - F(x)|`` of ``n`` draws to
     the claimed law F: the true distance of the sampler's law lies within D_n +- :func:`dkw_radius` with probability
     >= 1 - alpha, so the sampler is confirmed within ``margin`` when D_n + radius < margin (holds), refuted when
     D_n - radius > margin (violated), and inconclusive otherwise (too few draws, or NaN)."""

@@ -167,7 +167,7 @@ def theorem_3_2_runtime(m: int, d: int, epsilon: float, delta: float) -> float:
 # Section 4: random Fourier features, Theorem 4.1, Algorithm 3, Theorem 4.2
 # ----------------------------------------------------------------------------------------------
 def theorem_4_1_bound(r: float, m: int, beta: float, D: int) -> float:
-    """Theorem 4.1: with probability >= 1 - beta, ``max_{i != j} |<psi(x_i), psi(x_j)> - K(x_i, x_j)| <= 2 r^2
+    """Theorem 4.1: with probability >= 1 - beta, ``max_{i != j} ``|<psi(x_i), psi(x_j)> - K(x_i, x_j)|`` <= 2 r^2
     sqrt(log(2m / beta) / D)`` [reconstructed: the right-hand side is lost after "2r2"; Hoeffding + a union bound over
     the m^2 pairs, as the proof sketch says, and with D = m^2 log(2m/beta) it is 2 r^2 / m, the "<~ 1/m" of the
     overview]."""

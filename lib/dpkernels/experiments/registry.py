@@ -75,7 +75,7 @@ def joint_mean_test(published: Array, replicates: Array, *, n_published: float =
     bootstrap replicates with the published vector drawn instead from the alternative, and the share of those the test
     does not reject (T below the (1 - alpha) quantile under the hypothesis); 1 minus it is the power.  The alternative:
     ``alternative`` (rows: replicates of the alternative's law, e.g. our reading at the same protocol; the published
-    vector the mean of ``n_published`` draws from it), or by default m plus the observed deviations |published - m|
+    vector the mean of ``n_published`` draws from it), or by default m plus the observed deviations ``|published - m|``
     under independent random signs (a difference of the observed size with no shared effect: C5's alternative).
     Cells whose replicates do not vary (sd 0) are left out (``cells`` counts those kept)."""
     from sklearn.covariance import ledoit_wolf

@@ -220,7 +220,7 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
 
 def _finite_row_norms(X: Array) -> Array:
     """The rows' L2 norms, refusing non-finite inputs and entries beyond ``MAX_ABS_INPUT`` (by
-    :func:`~dpkernels._validation.check_finite_array`'s rules) from the norms alone: every |x_ij| <= ||x_i||, so finite
+    :func:`~dpkernels._validation.check_finite_array`'s rules) from the norms alone: every ``|x_ij|`` <= ||x_i||, so finite
     norms at most ``MAX_ABS_INPUT`` clear every entry; otherwise the entries are checked one by one."""
     from sklearn.utils.extmath import row_norms
 

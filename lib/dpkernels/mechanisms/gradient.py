@@ -30,7 +30,7 @@ What is ours, not the papers':
 * AMP's privacy argument (:func:`amp_calibration`): the papers' proofs were not recovered here, so we prove the
   statement we implement.  (i) The exact minimiser theta* of J_b(w) = (1/n) sum l(y_i w'x_i) + (lambda/2) ||w||^2 +
   b'w / n with b ~ N(0, sigma_1^2 I): the map theta -> b is a bijection with Jacobian -(sum_i l'' x_i x_i' + n lambda
-  I); a replaced row changes log |det| by at most log(1 + c R^2 / (n lambda)), which we charge twice (the paper's
+  I); a replaced row changes log ``|det|`` by at most log(1 + c R^2 / (n lambda)), which we charge twice (the paper's
   r = 2 for a rank-one Hessian): eps_jac = 2 log(1 + c R^2 / (n lambda)).  The noise densities differ by the shift
   v = b_D'(theta) - b_D(theta), which lies in span{x_i, x_i'} (dimension <= 2) with ||v|| <= 2R, so the privacy loss
   of the noise part is at most 2R ||P b|| / sigma_1^2 + (2R)^2 / (2 sigma_1^2) with ||P b|| / sigma_1 a chi variable
@@ -120,7 +120,7 @@ __all__ = [
 
 Array = NDArray[np.float64]
 _U = 2.0**-53
-#: Smooth margin losses with |l'| <= 1 the estimators accept (the hinge is not differentiable).
+#: Smooth margin losses with ``|l'|`` <= 1 the estimators accept (the hinge is not differentiable).
 GRADIENT_LOSSES = ("logistic", "huber")
 #: DP-SGD runs chains masked over all rows (rather than gathering each chain's batch) up to this many row-chain pairs.
 _MASKED_ENTRIES = 1 << 21
@@ -135,13 +135,13 @@ _NORM_SLACK = 2e-9
 def clip_bound(clip_norm: float, d: int) -> float:
     """A bound on the float64 norm of a per-example gradient clipped to ``clip_norm`` in ``d`` dimensions.
 
-    The clipped vector s l'(z) a with s = min(1, C / fl(|l'(z)| fl(||a||))) is computed with a relative error of at
+    The clipped vector s l'(z) a with s = min(1, C / fl(``|l'(z)|`` fl(||a||))) is computed with a relative error of at
     most (d + 8) u in norm (the row norm's sum and square root, the quotient, the products); 2 (d + 16) u covers it."""
     return check_positive(clip_norm, "clip_norm") * (1.0 + 2.0 * (int(d) + 16) * _U)
 
 
 def _clip_factors(V: Array, norms: Array, clip_norm: float) -> Array:
-    """l'(z) times min(1, C / (|l'(z)| ||a||)) per entry: the derivative of each clipped per-example gradient."""
+    """l'(z) times min(1, C / (``|l'(z)|`` ||a||)) per entry: the derivative of each clipped per-example gradient."""
     mag = np.abs(V) * norms[:, None]
     with np.errstate(divide="ignore", over="ignore"):  # a zero gradient: no clipping (its factor is irrelevant)
         scale = np.minimum(1.0, clip_norm / mag)
@@ -424,7 +424,7 @@ def amp_calibration(epsilon: float, delta: float, n: int, data_norm: float, curv
     - 1)) (2 log(1 + c R^2 / (n lambda)) <= eps_reg; Iyengar et al.'s Lambda = r beta / eps_reg with r = 2, in the
     normalisation J = (1/n) sum l + (lambda / 2) ||w||^2).  ``alpha="auto"`` takes lambda_min; a number must be at
     least lambda_min.  ``gamma`` (default 1 / n^2, Iyengar et al.'s choice; n is public under replace-one) is the
-    certified gradient norm of the approximate minimiser.  ``curvature`` is c >= |l''|, ``data_norm`` R >= ||x||."""
+    certified gradient norm of the approximate minimiser.  ``curvature`` is c >= ``|l''|``, ``data_norm`` R >= ||x||."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     fo = check_probability(out_fraction, "out_fraction")
     fn = check_probability(noise_fraction, "noise_fraction")
@@ -738,7 +738,7 @@ class NoisyGradientDescent(_GradientEstimator):
     delta : float, default=1e-6
         The privacy level delta; must be below 1/n.
     loss : {"logistic", "huber"}, default="logistic"
-        The margin loss l (|l'| <= 1).
+        The margin loss l (``|l'|`` <= 1).
     h : float, default=0.5
         The Huber loss's smoothing width.
     alpha : float, default=1e-4

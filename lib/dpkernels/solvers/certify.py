@@ -1,7 +1,7 @@
 """Rigorous floating-point bounds on the gradient of a smooth ERM objective at a float64 point, and the certified solve.
 
 For F_b(w) = (1/n) sum_i s_i l(a_i'w) + (lam/2) ||w||^2 + lin'w (signed rows a_i = y_i x_i with ||x_i|| <= R, integer
-weights s_i summing to n, a smooth margin loss l with |l'| <= 1 and |l''| <= c, lin = b / n as a float64 vector),
+weights s_i summing to n, a smooth margin loss l with ``|l'|`` <= 1 and ``|l''|`` <= c, lin = b / n as a float64 vector),
 :func:`certified_gradient` returns the float64 gradient G that :meth:`dpkernels.solvers.smooth.Design.loss_gradient`
 computes and an upper bound of the exact real gradient's norm ||grad F_b(w)|| at the float point w.  With lam-strong
 convexity, ||w - argmin F_b|| <= ||grad F_b(w)|| / lam: a certificate that holds in floating point, the premise of
@@ -11,20 +11,20 @@ public target.
 
 The error bound (:func:`gradient_error_bound`; u = 2^-53, gamma_k = k u / (1 - k u); Higham, "Accuracy and Stability
 of Numerical Algorithms", 2nd ed., Eq. (3.5) and Lemma 3.3): a dot product of k terms computed in ANY order of
-float64 multiplications and additions (or fused multiply-adds), as BLAS computes it, errs by at most gamma_k |x|'|y|.
+float64 multiplications and additions (or fused multiply-adds), as BLAS computes it, errs by at most gamma_k ``|x|``'``|y|``.
 The gradient is computed in blocks of at most m = ``BLOCK_ROWS`` rows, and the N = ceil(n_rows / m) block sums are
 added by a balanced tree of height h = ceil(log2 N).  Then, for every iterate w (W >= ||w||):
 
-1. margins z_i = y_i fl(x_i'w) (the sign is exact): |z_i - a_i'w| <= gamma_d |x_i|'|w| <= gamma_d R W;
+1. margins z_i = y_i fl(x_i'w) (the sign is exact): ``|z_i - a_i'w|`` <= gamma_d ``|x_i|``'``|w|`` <= gamma_d R W;
 2. the derivative v_i = fl(l'(z_i)) as :func:`dpkernels.solvers.smooth._loss_parts` (or, for the logistic loss, the
    signed derivative as :func:`dpkernels.solvers.smooth.logistic_signed_derivative`) evaluates it:
-   |v_i - l'(a_i'w)| <= rho_l + c gamma_d R W =: dv, with rho_l = :func:`derivative_rounding` (the rounding of each
+   ``|v_i - l'(a_i'w)|`` <= rho_l + c gamma_d R W =: dv, with rho_l = :func:`derivative_rounding` (the rounding of each
    loss's own formula, numpy's ``exp`` taken within ``EXP_REL``) and c the Lipschitz constant of l';
 3. the signed, weighted derivatives q_i = fl(y_i v_i s_i) (the sign is exact; the logistic path computes y_i v_i
-   directly, within step 2's bound): |q_i - y_i s_i l'(a_i'w)| <= s_i (dv + u |v_i|), and |v_i| <= 1 + rho_l;
+   directly, within step 2's bound): ``|q_i - y_i s_i l'(a_i'w)|`` <= s_i (dv + u ``|v_i|``), and ``|v_i|`` <= 1 + rho_l;
 4. block products fl(X_b' q_b) (m terms) and their tree sum (height h): the componentwise error is at most
-   gamma_{m + h} sum_i |x_i| |q_i| (gamma_a + gamma_b + gamma_a gamma_b <= gamma_{a + b}); by the triangle inequality
-   the norm of sum_i |q_i| |x_i| is at most R sum_i |q_i| <= R n (1 + rho_l)(1 + u);
+   gamma_{m + h} sum_i ``|x_i|`` ``|q_i|`` (gamma_a + gamma_b + gamma_a gamma_b <= gamma_{a + b}); by the triangle inequality
+   the norm of sum_i ``|q_i|`` ``|x_i|`` is at most R sum_i ``|q_i|`` <= R n (1 + rho_l)(1 + u);
 5. the division by n (an integer, exact in float64) adds u / (1 - u) ||G_data||, and
    G = fl(fl(G_data + fl(lam w)) + lin) adds u lam W (1 + u) + gamma_2 (||G_data|| + lam W (1 + u) + ||lin||).
 
@@ -79,19 +79,19 @@ def gamma(k: int) -> float:
 
 
 def derivative_rounding(loss: MarginLoss) -> float:
-    """An upper bound, over every float64 margin z, of |fl(l'(z)) - l'(z)| for l'(z) evaluated by
+    """An upper bound, over every float64 margin z, of ``|fl(l'(z)) - l'(z)|`` for l'(z) evaluated by
     :func:`dpkernels.solvers.smooth._loss_parts` (the margin taken as exact).
 
-    * logistic: -(e or 1) / (1 + e) with e = exp(-|z|) within ``EXP_REL``, then three correctly rounded operations:
-      (EXP_REL + 4u) |l'| (|d l' / d e| <= |l'| / e), and |l'| <= 1; subnormal e adds 2^-1070 absolute.  The fused
+    * logistic: -(e or 1) / (1 + e) with e = exp(-``|z|``) within ``EXP_REL``, then three correctly rounded operations:
+      (EXP_REL + 4u) ``|l'|`` (``|d l' / d e|`` <= ``|l'|`` / e), and ``|l'|`` <= 1; subnormal e adds 2^-1070 absolute.  The fused
       passes compute y l'(y z) = sigma(z) - (1 + y) / 2 instead
       (:func:`~dpkernels.solvers.smooth.logistic_signed_derivative`): (EXP_REL + 2u) sigma + u, with 2^-1020 absolute
       where e^{-z} overflows (then sigma < 2^-1020 is computed as 0); both within (EXP_REL + 4u) + 2^-1020;
-    * Huber (width h): t = fl(fl(1 + h) - z) errs by e_t <= u (1 + h) + u |t| with |t| <= 2h + e_t where the clip is
-      not constant, then the product by fl(-1 / (2h)): e_t / (2h) (1 + 4u) + 2u |l'|;
+    * Huber (width h): t = fl(fl(1 + h) - z) errs by e_t <= u (1 + h) + u ``|t|`` with ``|t|`` <= 2h + e_t where the clip is
+      not constant, then the product by fl(-1 / (2h)): e_t / (2h) (1 + 4u) + 2u ``|l'|``;
     * smoothed hinge: each of the three terms u^3 / (4h^3), 3u / (4h), 1/2 within 2^-49 of its value where
-      |u| <= h (+ 4u (1 + h)), plus the rounding of u = 1 - z and of the branch ends 1 +- h through the Lipschitz
-      constant c: 2^-48 + c (u |u| + 2u (1 + h)).
+      ``|u|`` <= h (+ 4u (1 + h)), plus the rounding of u = 1 - z and of the branch ends 1 +- h through the Lipschitz
+      constant c: 2^-48 + c (u ``|u|`` + 2u (1 + h)).
 
     Parameters
     ----------

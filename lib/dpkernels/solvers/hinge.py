@@ -187,7 +187,7 @@ def _restricted_dual(AW: Array, offset: Array, upper: float) -> Array | None:
 def _working_set_qp(
     A: _SignedRows, upper: float, margins: Array, width: float, max_size: int = WORKING_SET_MAX, max_rounds: int = 3
 ) -> tuple[Array, Array, Array, int, bool] | None:
-    """Duals from the dual QP restricted to the points near the margin, |m_i - 1| <= width (:func:`_restricted_dual`);
+    """Duals from the dual QP restricted to the points near the margin, ``|m_i - 1|`` <= width (:func:`_restricted_dual`);
     the others are fixed at the bound their margin suggests (upper below the margin, 0 above).  Points whose
     fixed bound the solution contradicts (margin on the wrong side of 1) join the set and the QP is solved
     again, up to ``max_rounds`` times.  Any feasible alpha is certified by the full duality gap, so a wrong

@@ -420,7 +420,7 @@ def _huber_parts(z: Array, h: float, value: bool) -> tuple[Array | None, Array]:
 
 
 def _logistic_parts(z: Array, value: bool) -> tuple[Array | None, Array]:
-    """log(1 + e^{-z}) = log1p(e) + max(-z, 0) and -1/(1 + e^z) = -(e or 1)/(1 + e) with e = exp(-|z|)."""
+    """log(1 + e^{-z}) = log1p(e) + max(-z, 0) and -1/(1 + e^z) = -(e or 1)/(1 + e) with e = exp(-``|z|``)."""
     der = np.empty_like(z)
     val = np.empty_like(z) if value else None
     tmp = np.empty_like(z[:_BLOCK])

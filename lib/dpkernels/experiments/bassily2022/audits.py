@@ -52,7 +52,7 @@ def audit_algorithm_2(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5
     r times the top right singular vector of Phi (public: data-independent), so Phi x* is projected to norm exactly 2r
     and the averaged gradients differ by 2L/m, the calibrated sensitivity.  With a learning rate small enough that
     ``|w_t z*|`` stays far below rho (all T steps in the linear regime), the released w-tilde is Gaussian and the pair's
-    exact privacy loss at delta is that of ``N(mean shift eta (T + 1) / 2 * |g_D - g_D'|, (eta sigma)^2 (T + 1)(2T + 1)
+    exact privacy loss at delta is that of ``N(mean shift eta (T + 1) / 2 * ``|g_D - g_D'|``, (eta sigma)^2 (T + 1)(2T + 1)
     / (6T))`` (the average of the iterates).  Rows: the mechanism as calibrated and the negative control with sigma / 2
     (the same pair; must be detected above epsilon)."""
     probe = PrivateMarginClassifier(epsilon=epsilon, delta=delta, rho=rho, weight_bound=Lambda, data_norm=r, n_components=1,

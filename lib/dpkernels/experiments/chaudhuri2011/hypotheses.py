@@ -13,7 +13,7 @@ hypothesis for that number's data set as a whole (:func:`explanations`), never c
   shares no random effect), and C5 is accepted only when the test does not reject it and that false-acceptance rate
   is at most :data:`MAX_FALSE_ACCEPTANCE` / (the number of hypotheses registered for the cell family).
 * C8 (a constant classifier): Table 2's 0.2084 entries (objective LR, Lambda <= 1e-5) are the error of predicting
-  the majority class for every connection.  Test: |z| <= 3 against the minority share of the full file under the
+  the majority class for every connection.  Test: ``|z|`` <= 3 against the minority share of the full file under the
   chosen reading's task, with the binomial spread of a 70,000-row sample.
 * C4 (the reading of the KDD protocol): the published KDD numbers agree under the reading the stated rule chose
   (:mod:`.readings`); the other readings' counts are kept beside it.
@@ -115,7 +115,7 @@ def shared_draws_hypothesis(sh: pd.DataFrame, dataset: str, n_family: int = 1, *
     """C5 for one data set by its joint test (:func:`shared_draws_joint_test`) on the published output numbers,
     duplicates (a figure's point that is a table's bold entry) once: accepted when not rejected at
     :data:`ALPHA_HYPOTHESIS` *and* the false-acceptance rate is at most :data:`MAX_FALSE_ACCEPTANCE` / ``n_family``
-    (the hypotheses registered for the cell family).  The cell-by-cell max |z| of the former test is kept in
+    (the hypotheses registered for the cell family).  The cell-by-cell max ``|z|`` of the former test is kept in
     ``detail``."""
     keep = ~sh.duplicated(["loss", "log10_Lambda", "epsilon"]).to_numpy()
     means = sh.attrs["set_means"][:, keep]
@@ -152,7 +152,7 @@ def minority_share(task: str) -> float:
 def constant_classifier_hypothesis(task: str, reproduced: float = math.nan, se_reproduced: float = math.nan,
                                    n_family: int = 1) -> dict[str, object]:
     """C8 under the reading's ``task``: z of the published 0.2084 against the minority share of the full file, with
-    the binomial standard deviation of a 70,000-row sample's share (the paper's subset); accepted when |z| <= 3 and
+    the binomial standard deviation of a 70,000-row sample's share (the paper's subset); accepted when ``|z|`` <= 3 and
     the false-acceptance rate is at most :data:`MAX_FALSE_ACCEPTANCE` / ``n_family``.  False acceptance: the chance
     that the number Algorithm 2 gives there without the effect (ours, ``reproduced`` +- ``se_reproduced`` and the
     binomial spread) falls in the acceptance band.  The other task's z is given in ``detail``."""
@@ -255,7 +255,7 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     """K-grid-per-loss: Algorithm 4's five Lambdas chosen per loss.  ``lc``: the learning curves of the chosen reading
     for every candidate grid (:func:`~.protocol.learning_curves`: one run serves every grid); ``ranking``: the grid
     rule's table (:func:`~.readings.rank_grids`), whose first row is the one-grid choice.  Each loss takes the grid with
-    its own smallest |z|; Figures 4-5's private points of each loss under its grid are tested against the published
+    its own smallest ``|z|``; Figures 4-5's private points of each loss under its grid are tested against the published
     ones by :func:`joint_mean_test` (replicates: permutations, the published number a mean of 5), false acceptance on
     published vectors simulated from the one-grid law.  When both losses keep the one grid the variant is ours:
     rejected as void."""

@@ -87,7 +87,7 @@ BASELINES = ("SVM WEIGHT", "SVM SEMI", "SVM OUTPUT")
 # ----------------------------------------------------------------------------------------------
 def difference_outcome(diff: float, se: float, n_runs: int, claim: str, alpha: float = ALPHA) -> Outcome:
     """One data set's verdict on a claim about the mean paired difference ``diff`` (proposed - other): ``"higher"``
-    (diff > 0), ``"close"`` (diff > -:data:`CLOSE_TOL`) or ``"similar"`` (|diff| < :data:`CLOSE_TOL`); t quantiles with
+    (diff > 0), ``"close"`` (diff > -:data:`CLOSE_TOL`) or ``"similar"`` (``|diff|`` < :data:`CLOSE_TOL`); t quantiles with
     ``n_runs`` - 1 degrees of freedom; fewer than two runs give no standard error and are inconclusive."""
     if claim not in ("higher", "close", "similar"):
         raise ValueError(f"claim must be 'higher', 'close' or 'similar', got {claim!r}")
@@ -254,7 +254,7 @@ def noisy_argmax_log_probs(counts: Sequence[float], scale: float) -> Array:
 
 
 def vote_privacy_loss(counts_d: Array, counts_dprime: Array, scale: float) -> float:
-    """The exact privacy loss sup_o |log P(o | D) / P(o | D')| of the labels released by noisy argmax with
+    """The exact privacy loss sup_o ``|log P(o |`` D) / P(o ``| D')|`` of the labels released by noisy argmax with
     Laplace(scale) per count, cell by cell (rows of the count matrices; cells are independent, so the loss of the
     joint release is the larger of the sums of per-cell maxima in each direction).  Only cells that differ count."""
     A, B = np.atleast_2d(counts_d), np.atleast_2d(counts_dprime)
@@ -330,7 +330,7 @@ def sensitivity_experiment(boxes: Sequence[float], n: int = 40, gamma: float = 5
 
 
 def theorem_4_4_experiment(cases: Sequence[tuple[float, float]], draws: int, F: int = 400, grid: int = 41, random_state: int = 0) -> pd.DataFrame:
-    """Theorem 4.4: with lambda = nu / (8 kappa (F + ln 1/tau)), P(sup_x |f-hat(x) - f(x)| > nu) <= tau.
+    """Theorem 4.4: with lambda = nu / (8 kappa (F + ln 1/tau)), P(sup_x ``|f-hat(x) - f(x)|`` > nu) <= tau.
 
     A fixed centre a (norm < 1) and the released a-hat = clip(a + mu) (the continuous Laplace mechanism the theorem
     is about); the sup over a grid of inputs in [0, 1]^2 (RBF, gamma = 5).  Cases are (nu, tau).

@@ -92,7 +92,7 @@ def p19_screen(data: dict[float, object], reading: Reading, runs: Iterable[int],
 
 
 def p19_choose(screen: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """Each baseline's setting: the smallest largest |mean accuracy - published non-private number| over the samplings
+    """Each baseline's setting: the smallest largest ``|mean accuracy - published non-private number|`` over the samplings
     (ties: the smallest mean distance), the reading rule's distance applied to that baseline's own numbers."""
     mean = screen.groupby(["C/n", "gamma", "sampling"]).accuracy.mean().reset_index()
     out = {}

@@ -63,7 +63,7 @@ def _published_pair(name: str, d: int, sigma: float) -> tuple[Callable[[Array], 
 
 
 def _mc_kernel_error(g: Callable[[Array], Array], freqs: Array, diffs: Array) -> tuple[float, float]:
-    """max_j |mean_m cos <w_m, D_j> - g(D_j)| and the largest standard error."""
+    """max_j ``|mean_m cos <w_m, D_j> - g(D_j)|`` and the largest standard error."""
     cos = np.cos(diffs @ freqs.T)
     est = cos.mean(axis=1)
     se = cos.std(axis=1) / math.sqrt(freqs.shape[0])

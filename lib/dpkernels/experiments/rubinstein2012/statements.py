@@ -253,7 +253,7 @@ def _prob_row(claim: str, failures: int, draws: int, delta: float, **extra: obje
 
 def _exponential_chunks(rng: np.random.Generator, draws: int, width: int, budget: int = 4_000_000):
     """Blocks of i.i.d. standard exponentials with ``width`` columns and ``draws`` rows in all (at most ``budget``
-    numbers at a time).  |Laplace(0, lambda)| = lambda E with E standard exponential: every experiment below needs
+    numbers at a time).  ``|Laplace(0, lambda)|`` = lambda E with E standard exponential: every experiment below needs
     only the absolute values of the noise, so this draws exactly their law at a third of numpy's Laplace cost."""
     per = max(1, budget // max(width, 1))
     done = 0

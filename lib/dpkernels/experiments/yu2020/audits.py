@@ -9,11 +9,11 @@ are {score > t} for D and {score <= t} for D'), and
 :func:`~dpkernels.experiments.bassily2022.audits.audit_lower_bound_delta` turns the counts into a 95% lower bound on
 epsilon for an (epsilon, delta) claim.
 
-* DP-GD: x* = 100, C = 1: the clipped gradient of the first row is exactly -C y while |w x*| stays below 4.6 (|l'| >= 1/100),
+* DP-GD: x* = 100, C = 1: the clipped gradient of the first row is exactly -C y while ``|w x*|`` stays below 4.6 (``|l'|`` >= 1/100),
   so the steps differ by exactly 2C/m and, with a small step, the last iterate is Gaussian: the pair is tight.
 * DP-SGD, one step: the batch sum is 0 or -C (D) against 0 or +C (D'): exactly dp-accounting's REPLACE_ONE pair.
 * Output-perturbed SGD, Huber loss (l' = -1 below 1 - h): the non-private outputs differ by exactly 2 k eta R / b.
-* AMP: the logistic pair moves b's shift by |l'(z) + l'(-z)| R = R only (the bound charges 2R): the audit is not tight;
+* AMP: the logistic pair moves b's shift by ``|l'(z) + l'(-z)|`` R = R only (the bound charges 2R): the audit is not tight;
   its control scales both noises by 1/8 (the pair is far from the calibration's worst case, so only a large violation shows).
 """
 
@@ -60,7 +60,7 @@ def _row(label: str, claimed: float, delta: float, a: Array, b: Array, alpha: fl
 def audit_dp_gd(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, n_iter: int = 3, m: int = 20,
                 alpha: float = 0.05, random_state: int = 0) -> pd.DataFrame:
     """:class:`NoisyGradientDescent` on the pair (x* = 100): as calibrated, and the control with sigma / 2.  The step
-    eta keeps 6 standard deviations of |w_t x*| below 4.6 (the linear regime); ``epsilon_pair_exact`` is the exact
+    eta keeps 6 standard deviations of ``|w_t x*|`` below 4.6 (the linear regime); ``epsilon_pair_exact`` is the exact
     epsilon of the two Gaussians N(-+eta T 2/m, eta^2 T sigma^2) at delta."""
     X, y1, y2 = audit_pair(m, 100.0)
     probe = NoisyGradientDescent(epsilon=epsilon, delta=delta, n_iter=n_iter, alpha=0.0).fit(X, y1)
@@ -101,7 +101,7 @@ def audit_dp_sgd(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, sam
 def audit_output_sgd(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, m: int = 20, batch_size: int = 5,
                      n_passes: int = 2, alpha: float = 0.05, random_state: int = 0) -> pd.DataFrame:
     """:class:`OutputPerturbedSGD` (Huber, h = 0.5, R = 1) on the pair (x* = 1): every pass moves w by +eta / b (D) or
-    -eta / b (D') while |w| < 1/2, so the outputs differ by exactly 2 k eta / b and the release is Gaussian: the pair is
+    -eta / b (D') while ``|w|`` < 1/2, so the outputs differ by exactly 2 k eta / b and the release is Gaussian: the pair is
     tight.  Control: sigma / 2."""
     X, y1, y2 = audit_pair(m, 1.0)
     eta = 0.4 * batch_size / n_passes  # k eta / b = 0.4 < 1/2: the linear regime

@@ -337,7 +337,7 @@ def joint_test(numbers: pd.DataFrame, n_family: int) -> dict[str, object]:
 
     ``numbers``: one row per published number with ``published``, the variant's ``value``, ``se``, ``se_published``,
     ``df``, and our protocol's ``ours``, ``se_ours``, ``sd_ours`` (all in %).  t_k = (published - value) / sqrt(se^2 +
-    se_published^2); rejected when some |t_k| > t_df(1 - alpha / (2K)) (Bonferroni at
+    se_published^2); rejected when some ``|t_k|`` > t_df(1 - alpha / (2K)) (Bonferroni at
     :data:`ALPHA_HYPOTHESIS`); p = min(1, K min p_k).  False acceptance: the probability of no rejection when each
     published number is N(ours, se_ours^2 + (sd_ours / sqrt(20))^2) (our protocol's mean and its published-size
     spread: the effect absent), the product over the numbers of the normal probability of the acceptance interval.
@@ -366,7 +366,7 @@ def joint_test(numbers: pd.DataFrame, n_family: int) -> dict[str, object]:
 def hypothesis_rows(hypothesis: str, ours_runs: pd.DataFrame, published: Mapping[tuple[str, str], float],
                     variant_runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """The rows of ``hypotheses.csv`` for one registered hypothesis: one per data set it was tested on (the joint
-    decision on every row; ``statistic`` the largest |t| on that data set), with ``scope``, ``power`` (1 - false
+    decision on every row; ``statistic`` the largest ``|t|`` on that data set), with ``scope``, ``power`` (1 - false
     acceptance) and ``false_acceptance``.  Empty when it has no number to test (not run, or no data)."""
     reg = registered()[hypothesis]
     nums = variant_numbers(hypothesis, ours_runs, variant_runs)
