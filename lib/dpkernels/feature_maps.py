@@ -9,21 +9,21 @@ never a statistic of the rows, so neighbouring data sets (replace-one) get the s
 before any mechanism (``make_pipeline(AdultFeatures(), ObjectivePerturbation(...))``), and
 :func:`dpkernels.recommend` answers for data mapped this way.
 
-=====================  =============================================================================================
-transformer            map
-=====================  =============================================================================================
-:class:`AdultFeatures`   Adult's numeric columns divided by public caps (census top codes: age 90, capital gain
-                         99,999, hours 99; the 16 education levels of adult.names; a stated round cap of 5,000 for
-                         capital loss) and clipped; the 8 categoricals one-hot with adult.names' vocabularies
-                         (:data:`ADULT_VOCABULARIES`); fnlwgt (a sampling weight, not an attribute) dropped.
-:class:`KDDCup99Features` KDDCup99's ``*_rate`` columns (rates in [0, 1] by definition) clipped; every other counter
-                         through log1p(x) / log1p(cap) (cap 1e9 for durations and byte counts, 1e3 otherwise),
-                         clipped; protocol, service and flag through a data-independent hash into
-                         :data:`KDD_HASH_BUCKETS` buckets, one-hot.
-:class:`SatimageFeatures` pixels divided by 255 (their public range), centred at the midpoint, divided by sqrt(d).
-:class:`ShuttleFeatures`  the nine sensor readings clipped to +-``cap`` (a stated round cap, 256), divided by cap and
-                         by sqrt(d).
-=====================  =============================================================================================
+===========================  ===========================================================================================
+transformer                  map
+===========================  ===========================================================================================
+:class:`AdultFeatures`       Adult's numeric columns divided by public caps (census top codes: age 90, capital gain
+                             99,999, hours 99; the 16 education levels of adult.names; a stated round cap of 5,000 for
+                             capital loss) and clipped; the 8 categoricals one-hot with adult.names' vocabularies
+                             (:data:`ADULT_VOCABULARIES`); fnlwgt (a sampling weight, not an attribute) dropped.
+:class:`KDDCup99Features`    KDDCup99's ``*_rate`` columns (rates in [0, 1] by definition) clipped; every other counter
+                             through log1p(x) / log1p(cap) (cap 1e9 for durations and byte counts, 1e3 otherwise),
+                             clipped; protocol, service and flag through a data-independent hash into
+                             :data:`KDD_HASH_BUCKETS` buckets, one-hot.
+:class:`SatimageFeatures`    pixels divided by 255 (their public range), centred at the midpoint, divided by sqrt(d).
+:class:`ShuttleFeatures`     the nine sensor readings clipped to +-``cap`` (a stated round cap, 256), divided by cap and
+                             by sqrt(d).
+===========================  ===========================================================================================
 
 Then rows are scaled into the unit ball (Adult, KDDCup99: divided by max(1, ||x||), a per-record operation), shrunk by
 sqrt(1 - c^2) and the constant feature c = ``intercept`` (0.5) is appended: ||x|| <= 1 for every possible record.

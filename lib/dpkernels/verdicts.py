@@ -127,7 +127,7 @@ class Comparison:
     cls: str  #: "agrees", "inconclusive (too noisy)", "consistent with <id>" or "differs, unexplained"
     df: float = math.inf  #: degrees of freedom of the spread behind the standard errors (inf: known or exact)
     p_value: float = math.nan  #: two-sided p-value of t under "no difference"
-    cut: float = math.nan  #: |t| above which the difference is significant at ``alpha``
+    cut: float = math.nan  #: ``|t|`` above which the difference is significant at ``alpha``
     power: float = math.nan  #: probability of rejecting when the true difference is +-``min_effect``
     min_effect: float = math.nan
 

@@ -209,8 +209,8 @@ class BudgetCheck:
 
 def budget_checks(df: pd.DataFrame, delta: float | None = None) -> list[BudgetCheck]:
     """The budget checks of the frontier, read from every run's *stated* (epsilon, delta) (``epsilon_spent``,
-    ``delta_spent``: the composition of every fitted part's ``guarantee_``, :func:`~dpkernels.experiments.frontier.
-    stated`), never from a mechanism's declared kind:
+    ``delta_spent``: the composition of every fitted part's ``guarantee_``,
+    :func:`~dpkernels.experiments.frontier.stated`), never from a mechanism's declared kind:
 
     * ``F-budget``: no private run states more epsilon than its cell's (largest stated epsilon minus the cell's);
     * ``F-budget-delta``: no private run, whatever its declared kind, states more delta than its cell's (the run's

@@ -1,11 +1,11 @@
 """Experiments for Bassily, Mohri and Suresh (2022), by role; used by ``notebooks/bassily2022.py``.
 
-* :mod:`.statements`: the paper's statements against measurements (data with a known margin and their exact
+* :mod:`~dpkernels.experiments.bassily2022.statements`: the paper's statements against measurements (data with a known margin and their exact
   population error, the calculators, Theorems 3.2, 4.1, 4.2, the JL transforms, the dimension experiment and its JL
   ablation, "epsilon > 1 for free", the polynomial-kernel radius);
-* :mod:`.audits`: privacy audits of Algorithms 1 and 2 (each with a negative control);
-* :mod:`.protocol`: Adult and KDDCup99 (margin curves next to the other papers' mechanisms; our private choice of rho);
-* :mod:`.records`: the verdicts (three-valued, :mod:`dpkernels.verdicts`) that turn results into ``checks.csv`` rows.
+* :mod:`~dpkernels.experiments.bassily2022.audits`: privacy audits of Algorithms 1 and 2 (each with a negative control);
+* :mod:`~dpkernels.experiments.bassily2022.protocol`: Adult and KDDCup99 (margin curves next to the other papers' mechanisms; our private choice of rho);
+* :mod:`~dpkernels.experiments.bassily2022.records`: the verdicts (three-valued, :mod:`dpkernels.verdicts`) that turn results into ``checks.csv`` rows.
 
 The statements the checks test are quoted in ``docs/statements/bassily2022.md``.
 """

@@ -3,17 +3,17 @@
 
 Rooms by role:
 
-* :mod:`.protocol`: the paper's tables and figures (published values, the cross-validation protocol of Tables 1-2 and
+* :mod:`~dpkernels.experiments.chaudhuri2011.protocol`: the paper's tables and figures (published values, the cross-validation protocol of Tables 1-2 and
   Figures 2-3, the learning curves of Figures 4-5);
-* :mod:`.readings`: the readings of the KDDCup99 protocol the paper leaves open, as parameters, and the rule that
+* :mod:`~dpkernels.experiments.chaudhuri2011.readings`: the readings of the KDDCup99 protocol the paper leaves open, as parameters, and the rule that
   chooses among them;
-* :mod:`.hypotheses`: tested explanations of the published numbers we do not reproduce (ERRATA ids);
-* :mod:`.variants`: the registered hypotheses that need runs of their own, run at a reduced protocol by a separate
+* :mod:`~dpkernels.experiments.chaudhuri2011.hypotheses`: tested explanations of the published numbers we do not reproduce (ERRATA ids);
+* :mod:`~dpkernels.experiments.chaudhuri2011.variants`: the registered hypotheses that need runs of their own, run at a reduced protocol by a separate
   command whose outputs are committed (``python -m dpkernels.experiments.chaudhuri2011``), and their tests;
-* :mod:`.statements`: lemma, theorem and corollary checks;
-* :mod:`.audits`: privacy audits with exact losses and negative controls;
+* :mod:`~dpkernels.experiments.chaudhuri2011.statements`: lemma, theorem and corollary checks;
+* :mod:`~dpkernels.experiments.chaudhuri2011.audits`: privacy audits with exact losses and negative controls;
 * :mod:`.comparison`: the peer library, diffprivlib;
-* :mod:`.records`: verdict criteria and the rows of ``checks.csv``.
+* :mod:`~dpkernels.experiments.chaudhuri2011.records`: verdict criteria and the rows of ``checks.csv``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ hypothesis for that number's data set as a whole (:func:`explanations`), never c
   the majority class for every connection.  Test: ``|z|`` <= 3 against the minority share of the full file under the
   chosen reading's task, with the binomial spread of a 70,000-row sample.
 * C4 (the reading of the KDD protocol): the published KDD numbers agree under the reading the stated rule chose
-  (:mod:`.readings`); the other readings' counts are kept beside it.
+  (:mod:`~dpkernels.experiments.chaudhuri2011.readings`); the other readings' counts are kept beside it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ Array = NDArray[np.float64]
 
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
                       "false_acceptance"]
-from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`.registry`)
+from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`~dpkernels.experiments.chaudhuri2011.registry`)
 #: Rows of the paper's KDD subset (the binomial spread of a constant classifier's error on it, C8).
 KDD_PAPER_ROWS = 70000
 
@@ -330,7 +330,7 @@ def _explained_cells(hypothesis: str, dataset: str) -> list[tuple[str, ...]]:
 def explanations(hypotheses: pd.DataFrame) -> Explanations:
     """The published cells an accepted hypothesis names as a candidate explanation (the ``errata`` column of the
     tables): the cells its registered test covered on the data set it was accepted for (C5: the output-perturbation
-    numbers of the data set's table and figure; C8: Table 2's 0.2084 entries; a KDD variant K-*: the private numbers
+    numbers of the data set's table and figure; C8: Table 2's 0.2084 entries; a KDD variant ``K-*``: the private numbers
     of Table 2 and Figure 3 except C8's; K-grid-per-loss: Figures 4-5's private points; C11: the Delta > 0 entries;
     C12 and C13: Figure 2's Huber objective curve; A-row-max: every Adult number).  A cell named by two accepted hypotheses
     keeps the first in the registry's order.  A hypothesis rejected for a data set names nothing there."""
@@ -349,7 +349,7 @@ def explanations(hypotheses: pd.DataFrame) -> Explanations:
 
 def write_hypotheses(rows: list[dict[str, object]], out: Path) -> Path:
     """``hypotheses.csv`` (one row per hypothesis and data set; a second row for the same pair is refused; every
-    hypothesis must be registered, :mod:`.registry`)."""
+    hypothesis must be registered, :mod:`~dpkernels.experiments.chaudhuri2011.registry`)."""
     from .registry import registered
 
     df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)

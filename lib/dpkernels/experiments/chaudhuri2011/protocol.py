@@ -134,7 +134,7 @@ RUNS_ASSUMPTION = ("published se = our sd of fold (permutation) means / sqrt(10)
 #: errors run from 0.15 to 0.53), half a point on KDDCup99 (0.001 to 0.06 outside the noise-dominated cells).
 MIN_EFFECT_PUBLISHED = {"adult": 0.01, "kddcup99": 0.005}
 MIN_EFFECT_NOTE = "minimum effect ours (the paper states none)"
-#: Why a published number is ``fitted``: a reading rule was chosen on it (:mod:`.readings`), so its agreement is not
+#: Why a published number is ``fitted``: a reading rule was chosen on it (:mod:`~dpkernels.experiments.chaudhuri2011.readings`), so its agreement is not
 #: evidence.  Table 2's non-private column chose the KDD reading (Figure 3's non-private lines are two of its
 #: entries); the non-private learning curves of Figures 4-5 chose the Lambda grid.
 FITTED_NOTE = {"reading": "fitted: the KDD reading rule was chosen on Table 2's non-private column (C4)",

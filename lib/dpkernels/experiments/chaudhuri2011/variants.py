@@ -424,7 +424,7 @@ def _row(hid: str, dataset: str, test: str, p: float, accepted: bool, detail: st
 
 def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: int = 0) -> list[dict[str, object]]:
     """The rows of ``hypotheses.csv`` for every hypothesis in ``runs`` (``registered_runs.csv``), each by its
-    registered test (``registry.yaml``), with the error control of :mod:`.registry` (accepted only when not rejected
+    registered test (``registry.yaml``), with the error control of :mod:`~dpkernels.experiments.chaudhuri2011.registry` (accepted only when not rejected
     at :data:`ALPHA_HYPOTHESIS` and the false acceptance is at most :data:`MAX_FALSE_ACCEPTANCE` / m).  A search over a
     constant (C11's kappa, C12's c) accepts when some value is not rejected; its false acceptance is bounded by the
     sum over the values (Bonferroni)."""

@@ -1,9 +1,9 @@
 """Experiments for Hall, Rinaldo and Wasserman (2013), by role; used by ``notebooks/hall2013.py``.
 
-* :mod:`.statements`: the paper's statements against measurements and exact computations;
-* :mod:`.audits`: privacy audits of the releases (each with a negative control) and the floating-point grid;
-* :mod:`.protocol`: the kernel machine on data (against the other papers' private SVMs, at large n) and Adult's KDE;
-* :mod:`.records`: the verdicts (three-valued, :mod:`dpkernels.verdicts`) that turn results into ``checks.csv`` rows.
+* :mod:`~dpkernels.experiments.hall2013.statements`: the paper's statements against measurements and exact computations;
+* :mod:`~dpkernels.experiments.hall2013.audits`: privacy audits of the releases (each with a negative control) and the floating-point grid;
+* :mod:`~dpkernels.experiments.hall2013.protocol`: the kernel machine on data (against the other papers' private SVMs, at large n) and Adult's KDE;
+* :mod:`~dpkernels.experiments.hall2013.records`: the verdicts (three-valued, :mod:`dpkernels.verdicts`) that turn results into ``checks.csv`` rows.
 
 The statements the checks test are quoted in ``docs/statements/hall2013.md``.
 """

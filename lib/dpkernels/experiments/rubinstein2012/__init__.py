@@ -1,11 +1,11 @@
 """Experiments for Rubinstein, Bartlett, Huang and Taft (2012), by role; used by ``notebooks/rubinstein2012.py``.
 
-* :mod:`.protocol`: the paper's Tables 1-2 (printed against reproduced, with a verification of each pair) and the
+* :mod:`~dpkernels.experiments.rubinstein2012.protocol`: the paper's Tables 1-2 (printed against reproduced, with a verification of each pair) and the
   Adult illustration (the paper has no experiments);
-* :mod:`.statements`: the lemmas, theorems and corollaries against solves, searches and Monte Carlo (Lemma 9, 16-18,
+* :mod:`~dpkernels.experiments.rubinstein2012.statements`: the lemmas, theorems and corollaries against solves, searches and Monte Carlo (Lemma 9, 16-18,
   22, 25, Theorems 11, 13, 23, 26, Corollary 15, Proposition 27, the rates);
-* :mod:`.audits`: privacy audits of both mechanisms (each with a negative control) and Mironov's floating-point attack;
-* :mod:`.records`: the three-valued criteria behind the verdicts.
+* :mod:`~dpkernels.experiments.rubinstein2012.audits`: privacy audits of both mechanisms (each with a negative control) and Mironov's floating-point attack;
+* :mod:`~dpkernels.experiments.rubinstein2012.records`: the three-valued criteria behind the verdicts.
 
 The statements the checks test are quoted in ``docs/statements/rubinstein2012.md``.
 """

@@ -4,12 +4,12 @@ al. (2019)'s Adult and KDDCup99; run by ``notebooks/yu2020.py``.
 
 Rooms by role:
 
-* :mod:`.protocol`: Iyengar et al.'s preparation, Yu et al.'s grids and runs;
-* :mod:`.readings`: the published numbers;
-* :mod:`.registry`: the hypotheses about the published numbers, registered before they are run (``registry.yaml``);
-* :mod:`.hypotheses`: what each hypothesis changes in the protocol, and the joint test that decides it;
-* :mod:`.audits`: privacy audits of the four estimators with negative controls;
-* :mod:`.records`: the comparison table (``source`` column) and its classes.
+* :mod:`~dpkernels.experiments.yu2020.protocol`: Iyengar et al.'s preparation, Yu et al.'s grids and runs;
+* :mod:`~dpkernels.experiments.yu2020.readings`: the published numbers;
+* :mod:`~dpkernels.experiments.yu2020.registry`: the hypotheses about the published numbers, registered before they are run (``registry.yaml``);
+* :mod:`~dpkernels.experiments.yu2020.hypotheses`: what each hypothesis changes in the protocol, and the joint test that decides it;
+* :mod:`~dpkernels.experiments.yu2020.audits`: privacy audits of the four estimators with negative controls;
+* :mod:`~dpkernels.experiments.yu2020.records`: the comparison table (``source`` column) and its classes.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Explanations of the gaps between our numbers and Yu et al.'s Table 2, registered before they were run
-(:mod:`.registry`, ``registry.yaml``: statements, families, history), what each changes in the protocol
+(:mod:`~dpkernels.experiments.yu2020.registry`, ``registry.yaml``: statements, families, history), what each changes in the protocol
 (:data:`VARIANTS`) and the one test that decides them all (:func:`joint_test`).
 
 A hypothesis is a statement about what Yu et al. computed (their accountant, their inputs, their selection, their
