@@ -23,6 +23,7 @@ import hashlib
 import io
 import math
 import os
+import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from tqdm import TqdmWarning
 
 from dpkernels._validation import check_random_state
 
@@ -186,7 +188,11 @@ def _cache_dir() -> Path:
     """``$DPKERNELS_CACHE``, else the platform's user cache directory for ``dpkernels`` (``pooch.os_cache``)."""
     if os.environ.get("DPKERNELS_CACHE"):
         return Path(os.environ["DPKERNELS_CACHE"])
-    import pooch
+    with warnings.catch_warnings():
+        # pooch imports tqdm.auto, which warns "IProgress not found" into the cell's output in a Jupyter kernel
+        # without ipywidgets (the first cell that touches the cache: the notebooks' outputs must hold no stray text)
+        warnings.simplefilter("ignore", TqdmWarning)
+        import pooch
 
     return Path(pooch.os_cache("dpkernels"))
 
