@@ -225,7 +225,7 @@ def releasing_the_float_argmin(fit: Callable[..., Any]) -> Callable[..., Any]:
             np.asarray(X, dtype=np.float64), ypm, epsilon=self.epsilon, alpha=float(self.alpha_), loss=self.loss,
             h=self.h, data_norm=float(self.data_norm), random_state=check_random_state(self.random_state))
         self.release_grid_ = None
-        self.guarantee_ = dataclasses.replace(self.guarantee_, delta=0.0)
+        self.guarantee_ = dataclasses.replace(self.guarantee_, delta=0.0, fp_delta=0.0)
         return self
 
     return eeac753_fit
