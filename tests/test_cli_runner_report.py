@@ -404,6 +404,41 @@ def test_update_reference_leaves_another_profiles_values_to_its_update(tmp_path)
     assert (repo / "README.md").read_text() == "demo holds, frontier holds\n"
 
 
+def test_update_reference_copies_only_the_papers_named(tmp_path):
+    """``papers_only``: one paper of a run whose other notebook is not clean is copied, the other is not, and the
+    unclean one still refuses; a paper the run does not hold is refused."""
+    import json
+
+    from dpkernels.reference import update_reference
+
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    (repo / "notebooks").mkdir(parents=True)
+    run = build / "scale"
+    (run / "notebooks").mkdir(parents=True)
+    for paper in ("frontier", "yu2020"):
+        c = Checks(paper)
+        c.at_most("Lemma 1", "scale run", kind="analytic", bound=1.0, measured=0.5, id="l1")
+        c.write(run / "paper_figures" / paper)
+        nb = nbformat.v4.new_notebook()
+        if paper == "yu2020":  # stray stderr output: not clean
+            cell = nbformat.v4.new_code_cell("1")
+            cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text="UserWarning: a worker stopped\n")]
+            nb.cells = [cell]
+        nbformat.write(nb, run / "notebooks" / f"{paper}.ipynb")
+    (run / "run.json").write_text(json.dumps({"ok": {"frontier": True, "yu2020": True}, "outputs": ["frontier", "yu2020"],
+                                              "complete": True}))
+    with pytest.raises(RuntimeError, match="not clean"):
+        update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None)
+    assert not (repo / "paper_figures").exists()
+    with pytest.raises(RuntimeError, match="has no paper"):
+        update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None, papers_only=["hall2013"])
+    update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None, papers_only=["frontier"])
+    assert (repo / "paper_figures" / "frontier" / "checks.csv").exists() and (repo / "notebooks" / "frontier.ipynb").exists()
+    assert not (repo / "paper_figures" / "yu2020").exists() and not (repo / "notebooks" / "yu2020.ipynb").exists()
+    with pytest.raises(RuntimeError, match="not clean"):
+        update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None, papers_only=["yu2020"])
+
+
 def test_cli_version_list_and_parameters(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--version"])

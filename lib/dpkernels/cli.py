@@ -58,7 +58,7 @@ def _cmd_update_reference(args: argparse.Namespace) -> int:
     from dpkernels.reference import update_reference
 
     try:
-        update_reference(args.profile, repo=args.root)
+        update_reference(args.profile, repo=args.root, papers_only=args.paper)
     except (FileNotFoundError, RuntimeError, UnresolvedReference) as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -214,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", choices=("quick", "full", "scale"), default="full",
                    help="full (default): the papers' reference; scale: the frontier's; quick: only "
                    "benchmarks/results/timings_quick.csv and the prose")
+    p.add_argument("--paper", nargs="+", metavar="NAME", default=None,
+                   help="copy only these papers' notebooks and outputs from the run (their run times; the "
+                   "wall-time row is kept)")
     p.set_defaults(func=_cmd_update_reference)
     p = sub.add_parser("site", parents=[common], help="build the documentation site (build/site/html/index.html)")
     p.add_argument("--out", default=None, help="output folder (default build/site)")

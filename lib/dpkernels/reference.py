@@ -39,6 +39,7 @@ import math
 import re
 import shutil
 from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -399,7 +400,7 @@ def _merge_timings(src: Path, dst: Path, papers: list[str], complete: bool) -> N
 
 
 def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = None, repo: Path | None = None,
-                     log: object = print) -> list[Path]:
+                     log: object = print, papers_only: Sequence[str] | None = None) -> list[Path]:
     """Copy the last run at ``profile`` (``build/<profile>/``) into the tracked reference of ``repo`` (default: the
     workbook, :func:`dpkernels.workbook.find_root`); returns what was written.
 
@@ -412,6 +413,8 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = 
     ``timings_quick.csv`` and the prose.  Refuses, before writing anything, a run that failed, whose notebooks hold
     progress frames, stray output or absolute paths (:func:`dpkernels.notebooks.notebook_problems`), or after which
     the prose would quote a blank or missing value (:class:`dpkernels.prose.UnresolvedReference`).
+    ``papers_only``: copy only these papers' notebooks, their same-named output folders and run times (the old
+    wall-time row kept), and check only their notebooks (e.g. one paper of a run whose other notebook is not clean).
     """
     import nbformat
 
@@ -427,6 +430,12 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = 
         raise RuntimeError(f"the run at {run_dir} has failed notebooks {failed}; the reference is not updated")
     papers = sorted(p for p in manifest["ok"] if reference_profile(p) == profile)
     outputs = [o for o in manifest["outputs"] if reference_profile(o) == profile]
+    if papers_only is not None:  # only these papers' notebooks and same-named outputs; the wall-time row is kept
+        unknown = sorted(set(papers_only) - set(papers))
+        if unknown:
+            raise RuntimeError(f"the run at {run_dir} has no paper {unknown} of profile {profile}; it ran {papers}")
+        papers = sorted(papers_only)
+        outputs = [o for o in outputs if o in papers]
     written: list[Path] = []
     if papers:
         problems = []
@@ -458,7 +467,8 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = 
     timings = run_dir / "benchmarks" / "results" / f"timings_{profile}.csv"
     if timings.exists():
         dst = repo / "benchmarks" / "results" / f"timings_{profile}.csv"
-        _merge_timings(timings, dst, sorted(manifest["ok"]), manifest.get("complete", False))
+        _merge_timings(timings, dst, sorted(manifest["ok"]) if papers_only is None else papers,
+                       manifest.get("complete", False) and papers_only is None)
         written.append(dst)
     if papers:
         written.append(build_report(repo / "paper_figures"))
