@@ -41,7 +41,7 @@ def _utility_warnings(fit) -> list[str]:
 
 def test_threshold_is_the_committed_calibration():
     table = U.committed_table()
-    assert UTILITY_RATIO_THRESHOLD == U.threshold(table) == 4.0
+    assert UTILITY_RATIO_THRESHOLD == U.threshold(table) == 8.0
     holds = table[table.beats_majority == "holds"]
     assert holds.ratio.max() <= UTILITY_RATIO_THRESHOLD < 2 * holds.ratio.max()
     above = table[table.ratio > UTILITY_RATIO_THRESHOLD]
@@ -79,7 +79,7 @@ def test_the_readme_example_raises_none_and_a_noise_dominated_fit_does():
     model = make_pipeline(PublicBoundsScaler(lower, upper), ObjectivePerturbation(epsilon=1.0, classes=[0, 1]))
     assert _utility_warnings(lambda: model.fit(X, y)) == []
     assert model[-1].noise_to_solution_ < UTILITY_RATIO_THRESHOLD
-    noisy = make_pipeline(PublicBoundsScaler(lower, upper), ObjectivePerturbation(epsilon=0.1, classes=[0, 1]))
+    noisy = make_pipeline(PublicBoundsScaler(lower, upper), ObjectivePerturbation(epsilon=0.02, classes=[0, 1]))
     (msg,) = _utility_warnings(lambda: noisy.fit(X, y))
     assert f"{noisy[-1].noise_to_solution_:.3g}" in msg and "frontier" in msg
     assert any(n.startswith(f"noise-to-solution ratio {noisy[-1].noise_to_solution_:.3g}")
@@ -95,7 +95,7 @@ def test_one_warning_per_wrapper():
     ovr = PrivateOneVsRest(OutputPerturbation(alpha=1e-3), epsilon=0.3, classes=[0, 1, 2])
     assert len(_utility_warnings(lambda: ovr.fit(X, y3))) == 1
     assert all(e.noise_to_solution_ > UTILITY_RATIO_THRESHOLD for e in ovr.estimators_)  # three noisy parts, one warning
-    tuned = PrivateTuning(ObjectivePerturbation(), [1e-4, 1e-3], epsilon=0.1)
+    tuned = PrivateTuning(ObjectivePerturbation(), [1e-4, 1e-3], epsilon=0.02)
     assert len(_utility_warnings(lambda: tuned.fit(X, y))) == 1
     kernel = PrivateKernelERM(epsilon=0.1, alpha=1e-3, n_components=20)
     (msg,) = _utility_warnings(lambda: kernel.fit(X, y))

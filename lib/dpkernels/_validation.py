@@ -81,9 +81,9 @@ class UtilityWarning(UserWarning):
 #: computed from its public parameters (n, d, epsilon and the frontier's rules) by fitting the same estimator on
 #: synthetic rows of the same shape (the ratio reads no data), and the threshold is the largest ratio at which some
 #: configuration beat the majority class (paired one-sided test at 95%), rounded up to a power of two
-#: (``lib/dpkernels/data/utility_calibration.csv``, written by ``benchmarks/calibrate_utility_warning.py``; checked by
+#: (``lib/dpkernels/data/utility_calibration.csv``, written by ``python -m dpkernels.experiments.utility_calibration``; checked by
 #: ``tests/test_utility_warning.py``).
-UTILITY_RATIO_THRESHOLD = 4.0
+UTILITY_RATIO_THRESHOLD = 8.0
 
 def noise_dominance(noise_norm: float, solution_bound: float, what: str) -> float:
     """The ratio of the noise's expected norm to the largest norm the non-private solution can have (both public:
