@@ -326,7 +326,7 @@ print("committed runs:", "kdd_readings_runs.csv" if side is not None else "no re
 # releases such a classifier with probability 0.  Tested under the chosen reading's task.  **Table 1's objective LR
 # at 0.8248 (C3)** is worse than both constant classifiers (0.25 and 0.75); C11 (another effective regulariser in
 # Algorithm 2's $\Delta > 0$ branch) is the one hypothesis registered for it.
-
+#
 #
 # **Every hypothesis is registered before it is run** (`registry.yaml` of `dpkernels.experiments.chaudhuri2011`: its
 # cell family, scope, test and the alternative its power is measured against); those not run are listed with the
