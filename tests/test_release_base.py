@@ -130,8 +130,8 @@ def test_utility_warning_compares_public_bounds_only():
     X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
     y = np.where(X[:, 0] > 0, 1, -1)
     with pytest.warns(UtilityWarning, match="mostly noise"):
-        a = ObjectivePerturbation(epsilon=0.1, alpha=1e-3, random_state=0).fit(X, y)
-    b = ObjectivePerturbation(epsilon=0.1, alpha=1e-3, random_state=0).fit(-X[::-1], y)
+        a = ObjectivePerturbation(epsilon=0.02, alpha=1e-3, random_state=0).fit(X, y)
+    b = ObjectivePerturbation(epsilon=0.02, alpha=1e-3, random_state=0).fit(-X[::-1], y)
     assert a.noise_to_solution_ == b.noise_to_solution_ > 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
