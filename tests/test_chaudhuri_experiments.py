@@ -347,7 +347,7 @@ def test_output_perturbation_audit_is_tight_and_has_power():
 # ----------------------------------------------------------------------------------------------
 # ERRATA complete, statements quoted (issue 21), on the committed outputs
 # ----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("paper", ["chaudhuri2011", "diffprivlib", "park2022", "frontier"])
+@pytest.mark.parametrize("paper", ["chaudhuri2011", "diffprivlib", "park2022", "frontier", "yu2020"])
 def test_every_violated_row_is_named_in_errata(paper):
     from dpkernels.report import REPO_ROOT
 

@@ -277,6 +277,25 @@ def test_no_page_points_outside_the_repository(site):
     assert not hits, "\n".join(hits[:20])
 
 
+def test_claim_links_fall_back_to_a_summary_table_row_with_the_id_and_verdict():
+    """A check whose verdict line no cell prints links to the first displayed table with a row holding its id and its
+    verdict; a row with the id but another verdict, or no such row, links nothing."""
+    def table(rows):
+        body = "".join(f"<tr><th>{i}</th><td>{cid}</td><td>{st}</td></tr>" for i, (cid, st) in enumerate(rows))
+        return nbformat.v4.new_output("execute_result", data={"text/html": f"<table><tbody>{body}</tbody></table>",
+                                                              "text/plain": "df"}, execution_count=1)
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("## Run"), nbformat.v4.new_code_cell("x", outputs=[table([("time", "violated")])]),
+                nbformat.v4.new_markdown_cell("## Summary"),
+                nbformat.v4.new_code_cell("result", outputs=[table([("a", "holds"), ("time", "holds")])])]
+    checks = pd.DataFrame({"id": ["time", "other"], "claim": ["run time", "x"], "kind": ["target", "measured"],
+                           "check": ["wall seconds", "y"], "status": ["holds", "holds"]})
+    links = claim_links(nb, checks)
+    assert links.verdict_cell == {"time": "check-time"} and links.sections == {"time": "Summary"}
+    assert nb.cells[3].metadata[ANCHOR_KEY] == ["check-time"] and ANCHOR_KEY not in nb.cells[1].metadata
+
+
 def test_claim_links_mark_the_verdict_cell_and_the_section_figures():
     nb = nbformat.v4.new_notebook()
     figure = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})

@@ -81,7 +81,8 @@ def claim_links(nb: Any, checks: pd.DataFrame) -> CellLinks:
 
     Marks accumulate over calls (one notebook may show the checks of several output folders).  A check's verdict
     is shown by the first code cell whose output holds ``<claim> (<kind>): <check>`` (the text of
-    :class:`dpkernels.report.Verdict`); its figures are those of the notebook section (the cells under the same
+    :class:`dpkernels.report.Verdict`), else by the first displayed table with a row holding the check's id and its
+    verdict (a notebook's summary table); its figures are those of the notebook section (the cells under the same
     markdown heading) that holds the verdict.
     """
     links = CellLinks()
@@ -98,17 +99,30 @@ def claim_links(nb: Any, checks: pd.DataFrame) -> CellLinks:
             _mark(cell, f"figure-{n_fig}")
             figures_in.setdefault(section, []).append(f"figure-{n_fig}")
     texts = [_texts(c) if c.cell_type == "code" else "" for c in nb.cells]
+    rows = [_table_rows(c) if c.cell_type == "code" else [] for c in nb.cells]
     for _, row in checks.iterrows():
         key = f"{row['claim']} ({row['kind']}): {row['check']}"
-        for i, text in enumerate(texts):
-            if key in text:
-                anchor = f"check-{row['id']}"
-                _mark(nb.cells[i], anchor)
-                links.verdict_cell[row["id"]] = anchor
-                links.figures[row["id"]] = figures_in.get(section_of[i], [])
-                links.sections[row["id"]] = section_of[i]
-                break
+        found = next((i for i, text in enumerate(texts) if key in text), None)
+        if found is None and "status" in row:  # else the first table whose row holds the id and the verdict
+            cells = (f"<td>{html.escape(str(row['id']))}</td>", f"<td>{html.escape(str(row['status']))}</td>")
+            found = next((i for i, trs in enumerate(rows) if any(all(c in tr for c in cells) for tr in trs)), None)
+        if found is not None:
+            anchor = f"check-{row['id']}"
+            _mark(nb.cells[found], anchor)
+            links.verdict_cell[row["id"]] = anchor
+            links.figures[row["id"]] = figures_in.get(section_of[found], [])
+            links.sections[row["id"]] = section_of[found]
     return links
+
+
+def _table_rows(cell: Any) -> list[str]:
+    """The ``<tr>`` elements of a code cell's HTML outputs (a displayed data frame)."""
+    out = []
+    for o in cell.get("outputs", []):
+        v = o.get("data", {}).get("text/html")
+        if v:
+            out += re.findall(r"<tr.*?</tr>", "".join(v) if isinstance(v, list) else v, re.S)
+    return out
 
 
 def _counts(checks: pd.DataFrame) -> dict[str, int]:
