@@ -6,7 +6,8 @@ Measures one task per (data set, n, mechanism, rule scale) at the epsilons of
 to remeasure it), then estimates every planned task of the profile and writes
 ``benchmarks/results/frontier_cost.json`` (totals) and ``frontier_cost_by_mechanism.csv``.  CPU seconds, one BLAS
 thread per task as in the sweep; the load average is recorded with each measurement.  ``--other-cpu`` adds the CPU
-seconds of the profile's other notebooks (yu2020's scale run: 993 s, its executed notebook of ebcfa7d).
+seconds of the profile's other notebooks (yu2020's scale run without its registered variants, which a command of
+their own runs: about 492 s, its eight grids timed one after another in one process on 2026-11-27).
 
     python benchmarks/bench_frontier_cost.py --profile scale [--jobs 1] [--estimate-only]
 """
@@ -33,7 +34,7 @@ def main() -> None:
     parser.add_argument("--profile", default="scale")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--estimate-only", action="store_true", help="use the measurements already in the CSV")
-    parser.add_argument("--other-cpu", type=float, default=993.0, help="CPU seconds of the profile's other notebooks")
+    parser.add_argument("--other-cpu", type=float, default=492.0, help="CPU seconds of the profile's other notebooks")
     parser.add_argument("--analysis-cpu", type=float, default=0.0, help="CPU seconds of the notebook's analysis")
     args = parser.parse_args()
     P = profiles.load("frontier", args.profile, None)

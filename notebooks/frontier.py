@@ -304,8 +304,10 @@ for ds in datasets:
 # (Bassily et al. run no experiment; Hall et al. never compare with Rubinstein et al.)  Each claim is tested under both
 # hyper-parameter protocols: the public rules, and both mechanisms under private selection (ids ending in
 # `-selected`).  A claim "A beats B" is
-# tested only in the (n, $\varepsilon$) cells where **both** mechanisms beat the majority class (a comparison of two
-# useless classifiers says nothing), both within the cell's budget.  Per seed, the error difference B - A is averaged
+# tested only in the (n, $\varepsilon$) cells where **at least one** of the two mechanisms beats the majority class,
+# both within the cell's budget: a comparison of two useless classifiers says nothing, while one that learns against
+# one that does not is the comparison the claim makes (requiring both to learn left Park's claim against Rubinstein et
+# al.'s PrivateSVM, which learns in no satimage or shuttle cell, untestable by construction).  Per seed, the error difference B - A is averaged
 # over those of the cells the seed ran (the largest sizes run fewer seeds than the small ones); the claim
 # **holds** when the one-sided lower confidence bound of the mean is above 0, is **violated** when the upper bound
 # is below 0, and is **inconclusive** otherwise, at level 0.05 divided by the number of claim tests (Bonferroni); the
@@ -316,7 +318,7 @@ claims = A.claim_verdicts(res, summary)
 for c, r in zip([c for c in A.CLAIMS for _ in c.datasets], claims.itertuples()):
     checks.record(f"{c.paper}, {c.where}: '{c.quote}' [{r.dataset}: {E.MECHANISMS[r.a].label} beats "
                   f"{E.MECHANISMS[r.b].label}]",
-                  f"paired by seed over the {r.cells} cells where both beat the majority class; one-sided at "
+                  f"paired by seed over the {r.cells} cells where either beats the majority class; one-sided at "
                   f"{r.alpha:.4g}", verdicts.Outcome(r.status, r.criterion, r.mean_diff), kind="measured",
                   bound="difference > 0", measured=r.mean_diff if np.isfinite(r.mean_diff) else "no cell",
                   detail=f"{r.n_seeds} seeds; cells: {r.cell_list or 'none'}", id=r.id)
@@ -326,7 +328,7 @@ checks.show_new()
 claims[["id", "cells", "n_seeds", "mean_diff", "se", "status", "power"]]
 
 # %% [markdown]
-# Where each mechanism of a claim beats the majority class (the cells a claim can use are those where both do):
+# Where each mechanism of a claim beats the majority class (the cells a claim can use are those where either does):
 
 # %%
 pairs = summary[summary.mechanism.isin({m for c in A.CLAIMS for m in (c.a, c.b)})
@@ -337,7 +339,7 @@ pairs.pivot_table(index=["dataset", "n_train", "epsilon"], columns="mechanism", 
 # %% [markdown]
 # ## 6. Our questions
 #
-# Comparisons no paper states, with the same paired statistics (over every data set, in the cells where both beat
+# Comparisons no paper states, with the same paired statistics (over every data set, in the cells where either beats
 # the majority class; Bonferroni over this family): does a private choice beat the public rule, does Park's public
 # rule lose against the setting the thesis tuned on these data, is our objective perturbation on a par with
 # diffprivlib's, and how the kernel mechanisms compare.  These are questions, not claims.  Then the same question for

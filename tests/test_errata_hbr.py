@@ -21,7 +21,7 @@ def test_every_violated_row_is_named_in_errata(paper):
     assert not missing, f"violated rows of {paper} without an ERRATA entry: {missing}"
 
 
-@pytest.mark.parametrize("paper", PAPERS)
+@pytest.mark.parametrize("paper", (*PAPERS, "yu2020"))
 def test_statement_files_name_existing_checks(paper):
     text = (REPO_ROOT / "docs" / "statements" / f"{paper}.md").read_text()
     ids = set(pd.read_csv(REPO_ROOT / "paper_figures" / paper / "checks.csv").id)

@@ -255,3 +255,59 @@ def test_record_table_2():
     named = Checks("yu2020")
     R.record_table_2(named, R.table_2_frame(best, {}, H.candidates(hyp)), hyp)
     assert named.frame().set_index("id").loc["table-2", "status"] == "holds"
+
+
+def _table(configs: list[dict]) -> pd.DataFrame:
+    """The runs table a configuration list asks for (accuracy 0.5), without running anything."""
+    rows = []
+    for c in configs:
+        grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
+        for p in E.grid_points(c["method"], grid):
+            if E.protocol._valid(c["method"], p):
+                rows += [{"dataset": c["dataset"], "method": c["method"], "calibration": c["label"], **p, "run": r,
+                          "accuracy": 0.5} for r in range(c["n_runs"])]
+    return pd.DataFrame(rows)
+
+
+def test_variant_runs_are_checked_against_their_configurations():
+    """check_runs accepts exactly the configured grid x runs of every hypothesis that needs runs, and refuses a file
+    with a run missing, a hypothesis missing, another number of runs or a stray hypothesis."""
+    from dpkernels.experiments.yu2020 import variants as V
+
+    small = {"DP-GD": {"n_iter": [5], "learning_rate": [1.0, 5.0]}, "DP-SGD": {"n_iter": [5], "learning_rate": [2.0]},
+             "AMP": {"data_norm": [1.0], "noise_fraction": [0.9], "out_fraction": [0.01]}}
+    configs = V.variant_configs(["Y8", "Y10", "Y14"], ["adult"], small, 3, 7)
+    assert [(c["label"], c["method"]) for c in configs] == [("Y10", "DP-GD"), ("Y10", "DP-SGD"), ("Y14", "AMP")]
+    runs = _table(configs)
+    V.check_runs(runs, configs)
+    for broken in (runs.iloc[1:], runs[runs.calibration != "Y14"], runs[runs.run < 2],
+                   pd.concat([runs, runs.assign(calibration="Y1")]), runs.assign(learning_rate=runs.learning_rate * 2)):
+        with pytest.raises(ValueError, match="registered_runs.csv"):
+            V.check_runs(broken, configs)
+    with pytest.raises(ValueError, match=r"missing \[\('Y1', 'adult'"):
+        V.check_runs(runs, configs + V.variant_configs(["Y1"], ["adult"], small, 3, 7))
+
+
+def test_the_command_writes_the_runs_the_notebook_reads(adult, tmp_path):
+    """The variants' runs through the sweep (a small grid) pass their own check; the scale profile reads the committed
+    file, which is the output of its configurations at the notebook's seed."""
+    import re
+    from pathlib import Path
+
+    from dpkernels import profiles
+    from dpkernels.experiments.yu2020 import variants as V
+    from dpkernels.sweep import ResultStore
+
+    small = {"DP-GD": {"n_iter": [5], "learning_rate": [1.0]}, "DP-SGD": {"n_iter": [5], "learning_rate": [2.0]}}
+    configs = V.variant_configs(["Y3", "Y8"], ["adult"], small, 2, 7)
+    runs = E.run_protocol(configs, n_jobs=1, store=ResultStore(tmp_path))
+    V.check_runs(runs, configs)
+    assert set(runs.calibration) == {"Y3"} and len(runs) == 2
+    nb = (Path(__file__).resolve().parents[1] / "notebooks" / "yu2020.py").read_text()
+    assert re.search(rf"^seed = {V.SEED}$", nb, flags=re.M), "the command's default seed must be the notebook's"
+    scale = profiles.load("yu2020", "scale")
+    assert scale["variants"] == "committed"
+    committed = V.load_committed()
+    assert committed is not None, "paper_figures/yu2020/registered_runs.csv is missing"
+    V.check_runs(committed, V.variant_configs(scale["hypotheses"], scale["datasets"], scale["grids"], scale["n_runs"],
+                                              V.SEED))

@@ -353,13 +353,17 @@ def first_sizes(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def claim_cells(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[tuple[str, int, float]]:
-    """The (data set, n, epsilon) cells where both ``a`` and ``b`` beat the majority class within the cell's budget."""
+    """The (data set, n, epsilon) cells where both ``a`` and ``b`` ran within the cell's budget and at least one of them
+    beats the majority class.  A comparison of two classifiers that learn nothing says nothing; where one learns and
+    the other does not, it does (leaving those cells out would make a claim against a mechanism that never learns
+    untestable by construction)."""
     s = summary[(summary["dataset"] == dataset) & summary["mechanism"].isin([a, b])]
     s = s.assign(beats_majority=s["beats_majority"].where(s["within_budget"].astype(bool), "over budget"))
     both = s.pivot_table(index=["n_train", "epsilon"], columns="mechanism", values="beats_majority", aggfunc="first")
     if a not in both or b not in both:
         return []
-    ok = both[(both[a] == "holds") & (both[b] == "holds")]
+    valid = (both[a] != "over budget") & (both[b] != "over budget") & both[a].notna() & both[b].notna()
+    ok = both[valid & ((both[a] == "holds") | (both[b] == "holds"))]
     return [(dataset, int(n), float(e)) for n, e in ok.index]
 
 
@@ -377,7 +381,7 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
         diff = paired_differences(df, a, b, cells)
         mean, se, k = _mean_se(diff)
         if not cells:
-            out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where both mechanisms beat the majority class")
+            out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where either mechanism beats the majority class")
         else:
             out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None, alpha=alpha)
         rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": len(cells),

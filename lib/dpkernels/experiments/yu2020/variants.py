@@ -1,0 +1,106 @@
+"""The runs of the registered hypotheses' variants (``registered_runs.csv``), as a command of their own.
+
+``python -m dpkernels.experiments.yu2020 [--profile scale] [--out DIR] [--jobs N]`` runs every hypothesis of the
+profile's ``hypotheses`` whose variant reruns the protocol (:func:`~.hypotheses.needs_runs`) over the profile's grids,
+``n_runs`` runs per point, on the data sets it bears on, and writes their runs (the columns of
+:func:`~.protocol.run_protocol`, ``calibration`` the hypothesis id, ``<id>@<seed>`` on another split) to
+``DIR/registered_runs.csv``.  ``--out paper_figures/yu2020`` regenerates the committed file.
+
+A profile whose ``variants`` is ``committed`` (the ``scale`` profile) reads that file in the notebook instead of
+rerunning the variants with every run, as the Chaudhuri and Park notebooks read theirs
+(:func:`dpkernels.experiments.registry.load_committed`): the variants cost about 2,400 CPU seconds, over half of the
+notebook's, and their runs depend only on their configurations (each draws from a generator seeded by its seed,
+label, data set and method), so a rerun reproduces the file exactly.  :func:`check_runs` refuses a file that is not
+the output of the profile's configurations (another grid, number of runs, hypothesis or data set).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from dpkernels.experiments.registry import load_committed as _load_committed
+
+from . import hypotheses as H
+from . import protocol as P
+
+__all__ = ["FILE", "SEED", "variant_configs", "check_runs", "load_committed", "main"]
+
+#: The committed output of the command (``paper_figures/yu2020/registered_runs.csv``).
+FILE = "registered_runs.csv"
+#: The notebook's seed (``notebooks/yu2020.py``'s parameter): the command's default.
+SEED = 2020
+
+
+def variant_configs(hypotheses: Sequence[str], datasets: Sequence[str], grids: Mapping[str, Mapping[str, Sequence]],
+                    n_runs: int, seed: int) -> list[dict]:
+    """The sweep configurations (:func:`~.hypotheses.hypothesis_configs`) of every hypothesis in ``hypotheses`` that
+    needs runs of its own, on ``datasets``."""
+    return [c for h in hypotheses for c in H.hypothesis_configs(h, list(datasets), grids, n_runs, seed)]
+
+
+def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
+    """Raise ValueError unless ``runs`` holds, for every configuration, exactly its grid's valid points with runs
+    ``0 .. n_runs - 1`` each, and nothing else."""
+    want: dict[tuple[str, str, str], set[tuple]] = {}
+    for c in configs:
+        grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
+        points = [p for p in P.grid_points(c["method"], grid) if P._valid(c["method"], p)]
+        keys = list(c["grid"])
+        want[(c["label"], c["dataset"], c["method"])] = {(*(float(p[k]) for k in keys), r)
+                                                          for p in points for r in range(int(c["n_runs"]))}
+    have = set(zip(runs.calibration, runs.dataset, runs.method)) if len(runs) else set()
+    if have != set(want):
+        missing, extra = sorted(set(want) - have), sorted(have - set(want))
+        raise ValueError(f"{FILE} is not the output of these configurations: missing {missing[:4]}"
+                         f"{' ...' if len(missing) > 4 else ''}, unexpected {extra[:4]}{' ...' if len(extra) > 4 else ''}"
+                         " (rerun python -m dpkernels.experiments.yu2020 --out paper_figures/yu2020)")
+    for (label, ds, method), points in want.items():
+        g = runs[(runs.calibration == label) & (runs.dataset == ds) & (runs.method == method)]
+        keys = [k for c in configs if (c["label"], c["dataset"], c["method"]) == (label, ds, method) for k in c["grid"]]
+        got = {(*(float(v) for v in row[:-1]), int(row[-1])) for row in g[[*keys, "run"]].itertuples(index=False)}
+        if got != points or len(g) != len(points):
+            raise ValueError(f"{FILE}: the runs of {label} on {ds} ({method}) are not the configured grid x runs "
+                             f"({len(g)} rows, {len(points)} configured; rerun python -m dpkernels.experiments.yu2020 "
+                             "--out paper_figures/yu2020)")
+
+
+def load_committed(out: Path | None = None) -> pd.DataFrame | None:
+    """The committed ``registered_runs.csv``, copied into the notebook's output folder ``out``; None when absent."""
+    return _load_committed(P.PAPER, FILE, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command (module docstring)."""
+    from dpkernels import profiles
+    from dpkernels.datasets import DatasetUnavailable
+    from dpkernels.report import REPO_ROOT
+
+    ap = argparse.ArgumentParser(prog="python -m dpkernels.experiments.yu2020",
+                                 description="Run the registered hypotheses of Yu et al. (2020) whose variants rerun "
+                                             "the protocol.")
+    ap.add_argument("--profile", default="scale", help="the profile whose grids, runs and hypotheses to use (scale)")
+    ap.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "registered" / P.PAPER,
+                    help="output folder (paper_figures/yu2020 regenerates the committed file)")
+    ap.add_argument("--seed", type=int, default=SEED, help=f"the notebook's seed (default {SEED})")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    prof = profiles.load(P.PAPER, args.profile)
+    datasets = []
+    for name in prof["datasets"]:
+        try:
+            P.load_split(name)
+            datasets.append(name)
+        except DatasetUnavailable as exc:
+            print(f"{name}: skipped ({exc})")
+    configs = variant_configs(prof["hypotheses"], datasets, prof["grids"], prof["n_runs"], args.seed)
+    runs = P.run_protocol(configs, n_jobs=args.jobs, progress=not args.no_progress) if configs else pd.DataFrame()
+    check_runs(runs, configs)
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(args.out / FILE, index=False)
+    print(f"{len(configs)} grids, {len(runs):,} runs -> {args.out / FILE}")
+    return 0
