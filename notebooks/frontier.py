@@ -307,8 +307,8 @@ for ds in datasets:
 # tested only in the (n, $\varepsilon$) cells where **at least one** of the two mechanisms beats the majority class,
 # both within the cell's budget: a comparison of two useless classifiers says nothing, while one that learns against
 # one that does not is the comparison the claim makes (requiring both to learn left Park's claim against Rubinstein et
-# al.'s PrivateSVM, which learns in no satimage or shuttle cell, untestable by construction).  Per seed, the error difference B - A is averaged
-# over those of the cells the seed ran (the largest sizes run fewer seeds than the small ones); the claim
+# al.'s PrivateSVM, which learns in no satimage or shuttle cell, untestable by construction).  Per seed, the error
+# difference B - A is averaged over those of the cells the seed ran (the largest sizes run fewer seeds than the small ones); the claim
 # **holds** when the one-sided lower confidence bound of the mean is above 0, is **violated** when the upper bound
 # is below 0, and is **inconclusive** otherwise, at level 0.05 divided by the number of claim tests (Bonferroni); the
 # power to detect a difference of one percentage point is stated.

@@ -8,9 +8,9 @@ profile's ``hypotheses`` whose variant reruns the protocol (:func:`~.hypotheses.
 
 A profile whose ``variants`` is ``committed`` (the ``scale`` profile) reads that file in the notebook instead of
 rerunning the variants with every run, as the Chaudhuri and Park notebooks read theirs
-(:func:`dpkernels.experiments.registry.load_committed`): the variants cost about 2,400 CPU seconds, over half of the
-notebook's, and their runs depend only on their configurations (each draws from a generator seeded by its seed,
-label, data set and method), so a rerun reproduces the file exactly.  :func:`check_runs` refuses a file that is not
+(:func:`dpkernels.experiments.registry.load_committed`): the variants cost about 1,900 CPU seconds, three quarters
+of the notebook's, and their runs depend only on their configurations (each draws from a generator seeded by its
+seed, label, data set and method), so a rerun reproduces the file exactly.  :func:`check_runs` refuses a file that is not
 the output of the profile's configurations (another grid, number of runs, hypothesis or data set).
 """
 
@@ -45,27 +45,26 @@ def variant_configs(hypotheses: Sequence[str], datasets: Sequence[str], grids: M
 def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
     """Raise ValueError unless ``runs`` holds, for every configuration, exactly its grid's valid points with runs
     ``0 .. n_runs - 1`` each, and nothing else."""
-    want: dict[tuple[str, str, str], set[tuple]] = {}
+    want: dict[tuple[str, str, str], tuple[list[str], set[tuple]]] = {}
     for c in configs:
         grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
         points = [p for p in P.grid_points(c["method"], grid) if P._valid(c["method"], p)]
         keys = list(c["grid"])
-        want[(c["label"], c["dataset"], c["method"])] = {(*(float(p[k]) for k in keys), r)
-                                                          for p in points for r in range(int(c["n_runs"]))}
+        want[(c["label"], c["dataset"], c["method"])] = (keys, {(*(float(p[k]) for k in keys), r)
+                                                                for p in points for r in range(int(c["n_runs"]))})
+    rerun = "rerun python -m dpkernels.experiments.yu2020 --out paper_figures/yu2020"
     have = set(zip(runs.calibration, runs.dataset, runs.method)) if len(runs) else set()
     if have != set(want):
         missing, extra = sorted(set(want) - have), sorted(have - set(want))
         raise ValueError(f"{FILE} is not the output of these configurations: missing {missing[:4]}"
-                         f"{' ...' if len(missing) > 4 else ''}, unexpected {extra[:4]}{' ...' if len(extra) > 4 else ''}"
-                         " (rerun python -m dpkernels.experiments.yu2020 --out paper_figures/yu2020)")
-    for (label, ds, method), points in want.items():
+                         f"{' ...' if len(missing) > 4 else ''}, unexpected {extra[:4]}"
+                         f"{' ...' if len(extra) > 4 else ''} ({rerun})")
+    for (label, ds, method), (keys, points) in want.items():
         g = runs[(runs.calibration == label) & (runs.dataset == ds) & (runs.method == method)]
-        keys = [k for c in configs if (c["label"], c["dataset"], c["method"]) == (label, ds, method) for k in c["grid"]]
         got = {(*(float(v) for v in row[:-1]), int(row[-1])) for row in g[[*keys, "run"]].itertuples(index=False)}
         if got != points or len(g) != len(points):
             raise ValueError(f"{FILE}: the runs of {label} on {ds} ({method}) are not the configured grid x runs "
-                             f"({len(g)} rows, {len(points)} configured; rerun python -m dpkernels.experiments.yu2020 "
-                             "--out paper_figures/yu2020)")
+                             f"({len(g)} rows, {len(points)} configured; {rerun})")
 
 
 def load_committed(out: Path | None = None) -> pd.DataFrame | None:
