@@ -1,10 +1,11 @@
 """The runs of the registered hypotheses' variants (``registered_runs.csv``), as a command of their own.
 
 ``python -m dpkernels.experiments.yu2020 [--profile scale] [--out DIR] [--jobs N]`` runs every hypothesis of the
-profile's ``hypotheses`` whose variant reruns the protocol (:func:`~.hypotheses.needs_runs`) over the profile's grids,
-``n_runs`` runs per point, on the data sets it bears on, and writes their runs (the columns of
-:func:`~.protocol.run_protocol`, ``calibration`` the hypothesis id, ``<id>@<seed>`` on another split) to
-``DIR/registered_runs.csv``.  ``--out paper_figures/yu2020`` regenerates the committed file.
+profile's ``hypotheses`` whose variant reruns the protocol
+(:func:`~dpkernels.experiments.yu2020.hypotheses.needs_runs`) over the profile's grids, ``n_runs`` runs per point, on
+the data sets it bears on, and writes their runs (the columns of
+:func:`~dpkernels.experiments.yu2020.protocol.run_protocol`, ``calibration`` the hypothesis id, ``<id>@<seed>`` on
+another split) to ``DIR/registered_runs.csv``.  ``--out paper_figures/yu2020`` regenerates the committed file.
 
 A profile whose ``variants`` is ``committed`` (the ``scale`` profile) reads that file in the notebook instead of
 rerunning the variants with every run, as the Chaudhuri and Park notebooks read theirs
@@ -29,22 +30,22 @@ from . import protocol as P
 
 __all__ = ["FILE", "SEED", "variant_configs", "check_runs", "load_committed", "main"]
 
-#: The committed output of the command (``paper_figures/yu2020/registered_runs.csv``).
+#: The file the command writes, committed in ``paper_figures/yu2020``.
 FILE = "registered_runs.csv"
-#: The notebook's seed (``notebooks/yu2020.py``'s parameter): the command's default.
+#: The command's default seed: the ``seed`` parameter of the yu2020 notebook.
 SEED = 2020
 
 
 def variant_configs(hypotheses: Sequence[str], datasets: Sequence[str], grids: Mapping[str, Mapping[str, Sequence]],
                     n_runs: int, seed: int) -> list[dict]:
-    """The sweep configurations (:func:`~.hypotheses.hypothesis_configs`) of every hypothesis in ``hypotheses`` that
+    """The sweep configurations (:func:`~dpkernels.experiments.yu2020.hypotheses.hypothesis_configs`) of every hypothesis in ``hypotheses`` that
     needs runs of its own, on ``datasets``."""
     return [c for h in hypotheses for c in H.hypothesis_configs(h, list(datasets), grids, n_runs, seed)]
 
 
 def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
     """Raise ValueError unless ``runs`` holds, for every configuration, exactly its grid's valid points with runs
-    ``0 .. n_runs - 1`` each, and nothing else."""
+    0 to ``n_runs - 1`` each, and nothing else."""
     want: dict[tuple[str, str, str], tuple[list[str], set[tuple]]] = {}
     for c in configs:
         grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
