@@ -115,6 +115,8 @@ def test_sdist_builds_the_same_wheel(wheel, tmp_path):
 def test_wheel_outside_the_repository_runs_the_readme_example_and_loads_data(venv_python, tmp_path):
     code = textwrap.dedent("""
         import json, sys
+        import numpy as np
+        from sklearn.base import clone
         import dpkernels
         from dpkernels import datasets, profiles
         """) + readme_example() + textwrap.dedent("""
@@ -127,10 +129,10 @@ def test_wheel_outside_the_repository_runs_the_readme_example_and_loads_data(ven
             "location": str(datasets.locate("adult.data").path),
             "profile": sorted(profiles.load("rubinstein2012", "quick")) != [],
             "released": release.coef_.shape[0],
-            "accuracy": model.score(X_test, y_test),
+            "accuracy": float(np.median([clone(model).fit(X, y).score(X_test, y_test) for _ in range(REFITS)])),
             "majority": max(y_test.mean(), 1 - y_test.mean()),
         }))
-        """)
+        """).replace("REFITS", str(README_REFITS))
     out = run_outside(venv_python, code, tmp_path)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.splitlines()[-1])
@@ -140,7 +142,7 @@ def test_wheel_outside_the_repository_runs_the_readme_example_and_loads_data(ven
     assert Path(result["location"]).is_relative_to(result["prefix"])
     assert result["adult"] == [45222, 105] and result["origin"] == "package data"
     assert result["profile"] and result["released"] == 30
-    assert result["accuracy"] > result["majority"]  # the README example learns (issue 19), at its seed
+    assert result["accuracy"] > result["majority"]  # the README example learns (issue 19): the median of its refits
 
 
 def test_console_script_reports_the_datasets(venv_python, tmp_path):
@@ -200,7 +202,26 @@ def test_readme_example_learns(capsys):
     out = capsys.readouterr().out
     assert "differential privacy" in out  # the guarantee is printed
     model, X_test, y_test = namespace["model"], namespace["X_test"], namespace["y_test"]
-    assert model.score(X_test, y_test) > max(y_test.mean(), 1 - y_test.mean())
+    assert median_refit_accuracy(model, namespace["X"], namespace["y"], X_test, y_test) > majority(y_test)
+
+
+#: Refits of the README example behind its "learns" assertions.  The example is a release (noise from the operating
+#: system's entropy, no seed), so one fit's accuracy is random: 9 of 400 fits (2.25%) did not beat the majority class
+#: (measured on 2026-11-27; one fresh clone's make test failed on it under Python 3.13).  The median of 25 refits fails
+#: only if at least 13 of them do: probability below 1e-14 at that rate.
+README_REFITS = 25
+
+
+def majority(y) -> float:
+    return float(max(y.mean(), 1 - y.mean()))
+
+
+def median_refit_accuracy(model, X, y, X_test, y_test, refits: int = README_REFITS) -> float:
+    """The median test accuracy of ``refits`` fresh fits of the README example's pipeline (each with new noise)."""
+    import numpy as np
+    from sklearn.base import clone
+
+    return float(np.median([clone(model).fit(X, y).score(X_test, y_test) for _ in range(refits)]))
 
 
 @pytest.mark.smoke
