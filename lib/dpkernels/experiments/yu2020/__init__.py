@@ -8,6 +8,7 @@ Rooms by role:
 * :mod:`~dpkernels.experiments.yu2020.readings`: the published numbers;
 * :mod:`~dpkernels.experiments.yu2020.registry`: the hypotheses about the published numbers, registered before they are run (``registry.yaml``);
 * :mod:`~dpkernels.experiments.yu2020.hypotheses`: what each hypothesis changes in the protocol, and the joint test that decides it;
+* :mod:`~dpkernels.experiments.yu2020.variants`: the runs of the hypotheses' variants, as a command of their own (``registered_runs.csv``);
 * :mod:`~dpkernels.experiments.yu2020.audits`: privacy audits of the four estimators with negative controls;
 * :mod:`~dpkernels.experiments.yu2020.records`: the comparison table (``source`` column) and its classes.
 """
