@@ -208,7 +208,7 @@ def test_readme_example_learns(capsys):
 #: Refits of the README example behind its "learns" assertions.  The example is a release (noise from the operating
 #: system's entropy, no seed), so one fit's accuracy is random: 9 of 400 fits (2.25%) did not beat the majority class
 #: (measured on 2026-11-27; one fresh clone's make test failed on it under Python 3.13).  The median of 25 refits fails
-#: only if at least 13 of them do: probability below 1e-14 at that rate.
+#: only if at least 13 of them do: probability 1.5e-15 at that rate, 1e-11 at its 95% upper bound (4.2%).
 README_REFITS = 25
 
 

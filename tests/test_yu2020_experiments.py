@@ -261,8 +261,7 @@ def _table(configs: list[dict]) -> pd.DataFrame:
     """The runs table a configuration list asks for (accuracy 0.5), without running anything."""
     rows = []
     for c in configs:
-        grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
-        for p in E.grid_points(c["method"], grid):
+        for p in E.grid_points(c["method"], E.protocol.config_grid(c)):
             if E.protocol._valid(c["method"], p):
                 rows += [{"dataset": c["dataset"], "method": c["method"], "calibration": c["label"], **p, "run": r,
                           "accuracy": 0.5} for r in range(c["n_runs"])]

@@ -69,7 +69,7 @@ from dpkernels.solvers.smooth import Design
 __all__ = [
     "PAPER", "SPLIT_SEED", "TRAIN_FRACTION", "KDD_ROWS", "EPSILON", "N_RUNS", "ALPHA", "CLIP_NORM", "SAMPLING_RATE",
     "GRIDS", "METHODS", "Split", "iyengar_adult", "iyengar_kddcup99", "load_split", "delta_for", "nonprivate_accuracy",
-    "grid_points", "run_point", "run_grid", "best_points", "protocol_configs", "run_task", "run_protocol",
+    "grid_points", "run_point", "run_grid", "best_points", "protocol_configs", "config_grid", "run_task", "run_protocol",
 ]
 
 PAPER = "yu2020"
@@ -359,6 +359,12 @@ def protocol_configs(datasets: Sequence[str], methods: Sequence[str], grids: Map
             for ds in datasets for m in methods]
 
 
+def config_grid(config: Mapping[str, object]) -> dict[str, tuple]:
+    """A configuration's grid (:func:`protocol_configs` stores floats) with the integer parameters (``n_iter``,
+    ``n_passes``) as integers, as :func:`run_grid` takes it."""
+    return {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in config["grid"].items()}
+
+
 def run_task(config: dict) -> dict:
     """One configuration of :func:`protocol_configs`: the runs of :func:`run_grid` (``{"runs": [...]}``, one record
     per grid point and run).  A hypothesis's label applies its variant
@@ -367,7 +373,7 @@ def run_task(config: dict) -> dict:
     its own, whichever process runs it."""
     label, name, method = config["label"], config["dataset"], config["method"]
     split = _cached_split(name, int(config["split_seed"]))
-    grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in config["grid"].items()}
+    grid = config_grid(config)
     kw: dict[str, object] = {}
     if label != "ours":
         from .hypotheses import VARIANTS, variant_split

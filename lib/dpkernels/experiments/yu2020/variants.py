@@ -48,8 +48,7 @@ def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
     0 to ``n_runs - 1`` each, and nothing else."""
     want: dict[tuple[str, str, str], tuple[list[str], set[tuple]]] = {}
     for c in configs:
-        grid = {k: tuple(int(v) if k in ("n_iter", "n_passes") else v for v in vals) for k, vals in c["grid"].items()}
-        points = [p for p in P.grid_points(c["method"], grid) if P._valid(c["method"], p)]
+        points = [p for p in P.grid_points(c["method"], P.config_grid(c)) if P._valid(c["method"], p)]
         keys = list(c["grid"])
         want[(c["label"], c["dataset"], c["method"])] = (keys, {(*(float(p[k]) for k in keys), r)
                                                                 for p in points for r in range(int(c["n_runs"]))})
