@@ -361,48 +361,81 @@ def figure_2_3_frame(dataset: str, df: pd.DataFrame | None, explanations: Explan
     return pd.concat([pub, rep], ignore_index=True)
 
 
-#: What a replicate of a non-private number is when the cross-validation is repeated (:func:`with_repeated_cv`).
-REPEATS_NOTE = ("replicate: one 10-fold cross-validation with a new split (the paper's number is one such repetition on "
-                "nearly these rows; its spread across new splits is the spread of the published number)")
+#: What a replicate of a published number is when the protocol is repeated (:func:`with_repeated_cv`).
+REPEATS_NOTE = ("replicate: one run of the protocol (10-fold cross-validation, the paper's noise runs per fold) with a "
+                "new split and new noise (the paper's number is one such run on nearly these rows; its spread across "
+                "repetitions is the spread of the published number)")
+_CELL = ["loss", "method", "log10_Lambda", "epsilon"]
+
+
+def _eps_key(eps: pd.Series) -> pd.Series:
+    return eps.astype(float).round(6).fillna(-1.0)
 
 
 def repeated_cv_summary(cv: pd.DataFrame) -> pd.DataFrame:
-    """The non-private column from repeated cross-validation (``cv``: rows loss, log10_Lambda, repeat, fold, error,
-    e.g. ``adult_repeated_cv.csv`` of the variants command): per (loss, Lambda) the mean over repetitions of the
-    repetition's 10-fold mean, ``sd`` = the spread of those means, ``se`` = sd / sqrt(repetitions), ``n_runs`` =
-    repetitions."""
-    per = cv.groupby(["loss", "log10_Lambda", "repeat"]).error.mean().rename("unit").reset_index()
-    out = per.groupby(["loss", "log10_Lambda"]).unit.agg(value="mean", sd="std", n_runs="count").reset_index()
+    """Per cell (loss, method, log10_Lambda, epsilon; epsilon NaN for the non-private column) from repetitions of the
+    protocol (``cv``: rows loss, method, log10_Lambda, epsilon, repeat, fold, error, as in ``adult_repeated_cv.csv`` of
+    the variants command): the mean over repetitions of the repetition's mean, ``sd`` = the spread of those means,
+    ``se`` = sd / sqrt(repetitions), ``n_runs`` = repetitions."""
+    cv = cv.assign(eps_key=_eps_key(cv["epsilon"]), log10_Lambda=cv["log10_Lambda"].astype(float))
+    per = cv.groupby(["loss", "method", "log10_Lambda", "eps_key", "repeat"]).error.mean().rename("unit").reset_index()
+    out = per.groupby(["loss", "method", "log10_Lambda", "eps_key"]).unit.agg(value="mean", sd="std",
+                                                                              n_runs="count").reset_index()
     out["se"] = out["sd"] / np.sqrt(out["n_runs"])
-    out["log10_Lambda"] = out["log10_Lambda"].astype(float)
-    return out
+    out["epsilon"] = out["eps_key"].where(out["eps_key"] >= 0)
+    return out[_CELL + ["value", "se", "sd", "n_runs"]]
+
+
+def repeats_assumption(cv: pd.DataFrame) -> str:
+    """The spread assumed for published numbers compared through ``cv``'s repetitions (:func:`with_repeated_cv`)."""
+    r = int(cv["repeat"].nunique())
+    return (f"published se = the sd of the means of our {r} repetitions of the protocol (new split and noise each; the "
+            f"published number one repetition); t with {r - 1} degrees of freedom")
+
+
+def first_repetition_matches(runs: pd.DataFrame, cv: pd.DataFrame) -> tuple[bool, int]:
+    """Whether repetition 0 of ``cv`` (the variants command's, at the notebook's seed) is this run of the protocol
+    (``runs``: :func:`run_protocol`'s rows): every fold mean of the cells this run has with as many noise runs per fold
+    as the repetitions, identical (a smaller profile's private cells have fewer runs and are not compared; its
+    non-private fold errors are).  Returns (identical, fold means compared); nothing compared is not identical."""
+    keys = ["loss", "method", "log10_Lambda", "eps_key", "fold"]
+    own = runs.assign(eps_key=_eps_key(runs["epsilon"]), log10_Lambda=runs["log10_Lambda"].astype(float))
+    own = own.groupby(keys).error.agg(["mean", "count"])
+    first = cv[cv.repeat == 0].assign(eps_key=_eps_key(cv["epsilon"]), log10_Lambda=cv["log10_Lambda"].astype(float))
+    first = first.set_index(keys).reindex(own.index)
+    same_size = (own["count"] == first["n_runs"]).to_numpy()
+    compared = int(same_size.sum())
+    return bool(compared and np.array_equal(own["mean"].to_numpy()[same_size], first["error"].to_numpy()[same_size])), compared
 
 
 def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str) -> pd.DataFrame:
-    """``frame`` (:func:`table_frame` or :func:`figure_2_3_frame` of ``dataset``) with its non-private numbers compared
-    through repeated cross-validation (issue 28, item 1: where a replicate is cheap, run more of them): the reproduced
-    non-private rows become :func:`repeated_cv_summary`'s (replicate = one repetition of 10-fold cross-validation), and
-    the published ones count as one repetition (``n_runs`` 1: se = the repetitions' spread).  ``cv`` None: unchanged."""
+    """``frame`` (:func:`table_frame` or :func:`figure_2_3_frame` of ``dataset``) with its numbers compared through
+    repetitions of the protocol (issue 28, item 1: where replicates can be had, run more of them instead of concluding
+    little): every reproduced row with a cell in ``cv`` becomes :func:`repeated_cv_summary`'s (replicate = one
+    repetition), and its published partner counts as one repetition (``n_runs`` 1: se = the repetitions' spread; t
+    with repetitions - 1 degrees of freedom).  Figures 2-3 take each curve's bold Lambda.  ``cv`` None: unchanged."""
     if cv is None:
         return frame
     summ = repeated_cv_summary(cv[cv.dataset == dataset] if "dataset" in cv else cv)
+    figure = "log10_Lambda" not in frame.columns
+    if figure:  # each curve (and the flat non-private line) is the table's row at its bold Lambda
+        lam = CHOSEN_LAMBDA[dataset]
+        summ = summ[[lam.get((loss, m)) == e for loss, m, e in zip(summ.loss, summ.method, summ.log10_Lambda)]]
+        summ = summ.drop(columns="log10_Lambda")
+    keys = ["loss", "method"] if figure else ["loss", "method", "log10_Lambda"]
+    summ = summ.assign(eps_key=_eps_key(summ["epsilon"])).drop(columns="epsilon").set_index(keys + ["eps_key"])
     out = frame.copy()
-    npv = out.method == "non-private"
-    figure = "log10_Lambda" not in out.columns
-    if figure:  # the flat line of each loss is the table's entry at the bold Lambda
-        lam = {loss: float(CHOSEN_LAMBDA[dataset][(loss, "non-private")]) for loss in ("logistic", "huber")}
-        summ = summ[[lam.get(loss) == e for loss, e in zip(summ.loss, summ.log10_Lambda)]].drop(columns="log10_Lambda")
-    keys = ["loss"] if figure else ["loss", "log10_Lambda"]
-    pub = out[npv & (out.source == "published")].assign(n_runs=1)
-    pub["note"] = pub["note"].astype(str) + "; " + REPEATS_NOTE
-    rep = out[npv & (out.source == "reproduced")][[c for c in out.columns if c not in ("value", "se", "sd", "n_runs")]]
-    rep = rep.merge(summ, on=keys, how="left")
-    return pd.concat([out[~npv], pub, rep], ignore_index=True)[list(frame.columns)]
+    cell = pd.MultiIndex.from_frame(out[keys].assign(eps_key=_eps_key(out["epsilon"])))
+    hit = cell.isin(summ.index)
+    pub, rep = hit & (out.source == "published").to_numpy(), hit & (out.source == "reproduced").to_numpy()
+    out.loc[pub, "n_runs"] = 1
+    out.loc[pub, "note"] = out.loc[pub, "note"].astype(str) + "; " + REPEATS_NOTE
+    new = summ.reindex(cell[rep])
+    for c in ("value", "se", "sd", "n_runs"):
+        out.loc[rep, c] = new[c].to_numpy()
+    return out
 
 
-# ----------------------------------------------------------------------------------------------
-# Figures 4-5: learning curves with private tuning (Algorithm 4)
-# ----------------------------------------------------------------------------------------------
 def _lc_split(n_rows: int, size: int, perm: int, m: int, val_size: int, test_size: int, random_state: int
               ) -> tuple[np.random.Generator, NDArray[np.intp], NDArray[np.intp], list[NDArray[np.intp]]]:
     """One permutation of Algorithm 4's data: the generator (which then draws the noise), the test and validation

@@ -237,16 +237,17 @@ def record_audit(checks: Checks, claim: str, res: AuditResult, id: str) -> Verdi
 
 
 def record_published(checks: Checks, claim: str, frame: pd.DataFrame, id: str, detail: str = "",
-                     hypotheses: pd.DataFrame | None = None) -> Verdict:
+                     hypotheses: pd.DataFrame | None = None, assumption: str = RUNS_ASSUMPTION) -> Verdict:
     """One row per published table or figure: every published number with a reproduction compared through the
     standard error of the difference (:func:`dpkernels.report.compare_table`); an ``errata`` id in the frame is a
     candidate, an explanation only where ``hypotheses`` (the rows of ``hypotheses.csv``) accepts it for the row's
-    data set."""
+    data set.  ``assumption``: what the published number's spread is taken to be (:data:`RUNS_ASSUMPTION`, or
+    :func:`repeats_assumption` where the protocol was repeated)."""
     t = published_comparison(compare_table(frame, hypotheses))
     return checks.record(claim, "published numbers that differ from ours (t of the difference beyond its cut at 0.0027 "
-                         "two-sided, our folds - 1 degrees of freedom) without an accepted explanation", t.outcome(),
+                         "two-sided, our replicates - 1 degrees of freedom) without an accepted explanation", t.outcome(),
                          kind="measured", bound=0,
-                         measured=t.unexplained, id=id, detail=RUNS_ASSUMPTION + (f"; {detail}" if detail else ""))
+                         measured=t.unexplained, id=id, detail=assumption + (f"; {detail}" if detail else ""))
 
 
 def record_delta_branch(checks: Checks, df: pd.DataFrame, dataset: str, n_train: int) -> Verdicts:
