@@ -267,6 +267,7 @@ def test_repeated_protocol_summary_is_the_spread_of_repetition_means():
     s = E.repeated_cv_summary(cv)
     assert len(s) == len(_cells()) and (s.n_runs == 30).all()
     assert s.sd.median() == pytest.approx(0.004, rel=0.2)  # not the folds' spread (0.006 / sqrt(10) per fold mean)
+    assert np.allclose(s.se, s.sd / np.sqrt(30))  # the se of the mean over repetitions
     assert s[s.method == "non-private"].epsilon.isna().all() and (s[s.method != "non-private"].epsilon > 0).all()
 
 
@@ -296,3 +297,41 @@ def test_errata_c3_objective_pattern_is_what_figure_2_holds():
     small = obj[obj.epsilon <= 0.25]
     assert len(small) == 14 and (small.reproduced > small.published).all()
     assert (obj[obj.epsilon == 0.5]["class"] == "agrees").all() and (obj.epsilon == 0.5).sum() == 2
+    # and none of Table 1's and Figure 2's comparisons is "too noisy": each has the power to see the minimum effect, or
+    # differs by more than it
+    for name in ("table_1", "figure_2"):
+        c = compare_table(pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / f"{name}.csv"))
+        weak = c[c.power < 0.8]
+        assert (c["class"] != "inconclusive (too noisy)").all() and (c.df == 19).all()
+        assert ((weak.reproduced - weak.published).abs() > weak.min_effect).all()
+        assert (weak["class"] == "differs, unexplained").all()
+
+
+def test_repeated_protocol_keeps_the_frame_and_refuses_a_cell_it_lacks():
+    runs, cv = _protocol_run(), _cv(0.0002)
+    for frame_of in (E.table_frame, E.figure_2_3_frame):
+        frame = frame_of("adult", runs)
+        out = E.with_repeated_cv(frame, cv, "adult")
+        keys = [c for c in frame.columns if c not in ("value", "se", "sd", "n_runs", "note")]
+        assert out[keys].astype(str).equals(frame[keys].astype(str))  # same rows, same order
+        # must fail: a cell missing from the repetitions is an error, not a row left on the folds' spread
+        lacking = cv[~((cv.method == "objective") & np.isclose(cv.epsilon.fillna(-1), 0.1))]
+        with pytest.raises(ValueError, match="no cell in the repetitions"):
+            E.with_repeated_cv(frame, lacking, "adult")
+
+
+def test_first_repetition_matches_only_this_run():
+    rng = np.random.default_rng(3)
+    runs = pd.DataFrame([{"loss": "logistic", "method": m, "log10_Lambda": -2.0, "epsilon": e, "fold": k, "run": r,
+                          "error": float(rng.uniform(0.2, 0.3))}
+                         for m, e, n in (("non-private", np.nan, 1), ("objective", 0.1, 4)) for k in range(3)
+                         for r in range(n)])
+    cv = (runs.groupby(["loss", "method", "log10_Lambda", "epsilon", "fold"], dropna=False).error
+          .agg(error="mean", n_runs="count").reset_index().assign(repeat=0))
+    assert E.first_repetition_matches(runs, cv) == (True, 6, 6)
+    # fewer noise runs than the repetitions: only the non-private folds are compared (not all: not this run)
+    assert E.first_repetition_matches(runs[runs.run < 2], cv) == (True, 3, 6)
+    # must fail: one fold mean off by 1e-12, or another repetition as repetition 0
+    off = cv.assign(error=cv.error + np.where(cv.fold == 2, 1e-12, 0.0))
+    assert E.first_repetition_matches(runs, off)[0] is False
+    assert E.first_repetition_matches(runs, cv.assign(repeat=1))[0] is False

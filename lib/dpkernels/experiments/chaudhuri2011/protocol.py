@@ -393,26 +393,32 @@ def repeats_assumption(cv: pd.DataFrame) -> str:
             f"published number one repetition); t with {r - 1} degrees of freedom")
 
 
-def first_repetition_matches(runs: pd.DataFrame, cv: pd.DataFrame) -> tuple[bool, int]:
+def first_repetition_matches(runs: pd.DataFrame, cv: pd.DataFrame) -> tuple[bool, int, int]:
     """Whether repetition 0 of ``cv`` (the variants command's, at the notebook's seed) is this run of the protocol
     (``runs``: :func:`run_protocol`'s rows): every fold mean of the cells this run has with as many noise runs per fold
     as the repetitions, identical (a smaller profile's private cells have fewer runs and are not compared; its
-    non-private fold errors are).  Returns (identical, fold means compared); nothing compared is not identical."""
+    non-private fold errors are).  Returns (identical, fold means compared, fold means this run has); nothing compared
+    is not identical.  Only when all of them are compared and identical is this run one of the repetitions, and only
+    then may its numbers be replaced by the repetitions' (:func:`with_repeated_cv`)."""
     keys = ["loss", "method", "log10_Lambda", "eps_key", "fold"]
     own = runs.assign(eps_key=_eps_key(runs["epsilon"]), log10_Lambda=runs["log10_Lambda"].astype(float))
     own = own.groupby(keys).error.agg(["mean", "count"])
-    first = cv[cv.repeat == 0].assign(eps_key=_eps_key(cv["epsilon"]), log10_Lambda=cv["log10_Lambda"].astype(float))
+    first = cv[cv.repeat == 0]
+    if first.empty:
+        return False, 0, len(own)
+    first = first.assign(eps_key=_eps_key(first["epsilon"]), log10_Lambda=first["log10_Lambda"].astype(float))
     first = first.set_index(keys).reindex(own.index)
     same_size = (own["count"] == first["n_runs"]).to_numpy()
     compared = int(same_size.sum())
-    return bool(compared and np.array_equal(own["mean"].to_numpy()[same_size], first["error"].to_numpy()[same_size])), compared
+    same = bool(compared and np.array_equal(own["mean"].to_numpy()[same_size], first["error"].to_numpy()[same_size]))
+    return same, compared, len(own)
 
 
 def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str) -> pd.DataFrame:
     """``frame`` (:func:`table_frame` or :func:`figure_2_3_frame` of ``dataset``) with its numbers compared through
     repetitions of the protocol (issue 28, item 1: where replicates can be had, run more of them instead of concluding
-    little): every reproduced row with a cell in ``cv`` becomes :func:`repeated_cv_summary`'s (replicate = one
-    repetition), and its published partner counts as one repetition (``n_runs`` 1: se = the repetitions' spread; t
+    little): every reproduced row becomes :func:`repeated_cv_summary`'s (replicate = one repetition; a row without a
+    cell in ``cv`` raises ValueError), and its published partner counts as one repetition (``n_runs`` 1: se = the repetitions' spread; t
     with repetitions - 1 degrees of freedom).  Figures 2-3 take each curve's bold Lambda.  ``cv`` None: unchanged."""
     if cv is None:
         return frame
@@ -427,6 +433,10 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
     out = frame.copy()
     cell = pd.MultiIndex.from_frame(out[keys].assign(eps_key=_eps_key(out["epsilon"])))
     hit = cell.isin(summ.index)
+    if not hit[(out.source == "reproduced").to_numpy()].all():
+        missing = out[(out.source == "reproduced").to_numpy() & ~hit][keys + ["epsilon"]]
+        raise ValueError(f"{len(missing)} reproduced rows have no cell in the repetitions: "
+                         f"{missing.head(3).to_dict('records')} (rerun the variants command's adult-cv part)")
     pub, rep = hit & (out.source == "published").to_numpy(), hit & (out.source == "reproduced").to_numpy()
     out.loc[pub, "n_runs"] = 1
     out.loc[pub, "note"] = out.loc[pub, "note"].astype(str) + "; " + REPEATS_NOTE
