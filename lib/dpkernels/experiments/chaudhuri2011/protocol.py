@@ -418,8 +418,9 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
     """``frame`` (:func:`table_frame` or :func:`figure_2_3_frame` of ``dataset``) with its numbers compared through
     repetitions of the protocol (issue 28, item 1: where replicates can be had, run more of them instead of concluding
     little): every reproduced row becomes :func:`repeated_cv_summary`'s (replicate = one repetition; a row without a
-    cell in ``cv`` raises ValueError), and its published partner counts as one repetition (``n_runs`` 1: se = the repetitions' spread; t
-    with repetitions - 1 degrees of freedom).  Figures 2-3 take each curve's bold Lambda.  ``cv`` None: unchanged."""
+    cell in ``cv`` raises ValueError), and its published partner counts as one repetition (``n_runs`` 1: se = the
+    repetitions' spread; t with repetitions - 1 degrees of freedom).  Figures 2-3 take each curve's bold Lambda.
+    ``cv`` None: unchanged."""
     if cv is None:
         return frame
     summ = repeated_cv_summary(cv[cv.dataset == dataset] if "dataset" in cv else cv)
@@ -446,6 +447,9 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# Figures 4-5: learning curves with private tuning (Algorithm 4)
+# ----------------------------------------------------------------------------------------------
 def _lc_split(n_rows: int, size: int, perm: int, m: int, val_size: int, test_size: int, random_state: int
               ) -> tuple[np.random.Generator, NDArray[np.intp], NDArray[np.intp], list[NDArray[np.intp]]]:
     """One permutation of Algorithm 4's data: the generator (which then draws the noise), the test and validation

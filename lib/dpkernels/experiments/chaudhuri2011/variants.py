@@ -16,8 +16,8 @@ seed and folds), every hypothesis of that registry marked "(variants command)", 
 All three are committed under ``paper_figures/chaudhuri2011/`` (``--out paper_figures/chaudhuri2011`` regenerates them;
 about an hour on 2 cores, and 20 minutes more for the Adult repetitions, ``--only adult-cv``) and read by
 ``notebooks/chaudhuri2011.py``, which runs the tests (:func:`variant_hypotheses`) and copies the files into its own
-output.  What a replicate is: a cross-validation fold
-(its mean over the noise runs), a permutation (Figures 4-5) or an independent 70,000-row sample (K-subsets); the
+output.  What a replicate is in the hypotheses' tests: a cross-validation fold (its mean over the noise runs), a
+permutation (Figures 4-5) or an independent 70,000-row sample (K-subsets); the
 published number is the mean of the paper's 10 folds (5 permutations), and the tests take that into account
 (:func:`dpkernels.experiments.registry.joint_mean_test`).  Every solve here is a non-private solve or
 a release of the protocol's own mechanisms (no privacy claim is made for these runs: they reproduce numbers).
