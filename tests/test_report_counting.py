@@ -119,6 +119,7 @@ def test_report_counts_add_up_and_list_every_unexplained_number(tmp_path):
     assert sum(tot[f"{k} {s}"] for k in KINDS for s in STATUSES) == 5
     assert tot["published numbers paired"] == 3 == sum(tot[CLASS_COLUMNS[c]] for c in CLASSES)
     assert (tot["consistent with a hypothesis"], tot["differ, unexplained"], tot["input"]) == (1, 1, 1)
+    assert 0 <= tot["differ, unexplained, below the minimum effect"] <= tot["differ, unexplained"]
     assert sum(tot[f"paired {k}"] for k in NUMBER_KINDS) == 3 and tot["agree other"] == 0
     unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
     assert "dataset=b, entry=x" in unexplained and "H1 rejected (max \\|z\\| of the variant: 7.5)" in unexplained
@@ -190,6 +191,7 @@ def test_totals_are_recomputed_from_the_committed_csvs():
         hyp = read_hypotheses(root / paper / "hypotheses.csv")
         counts = {c: 0 for c in CLASS_COLUMNS.values()}
         kinds = {k: [0, 0] for k in NUMBER_KINDS}
+        small = 0  # differences without an explanation smaller than the comparison's minimum effect
         for f in sorted((root / paper).glob("*.csv")):
             if f.name in ("checks.csv", "hypotheses.csv"):
                 continue
@@ -209,6 +211,8 @@ def test_totals_are_recomputed_from_the_committed_csvs():
                 else:
                     want = "differs, unexplained" if got == "differs, unexplained" else "consistent with"
                 assert got.startswith(want), (paper, f.name, dict(r))
+            diff = (paired.reproduced.astype(float) - paired.published.astype(float)).abs()
+            small += int(((paired["class"] == "differs, unexplained") & (diff < paired.min_effect.astype(float))).sum())
             for cls, kind in zip(paired["class"], paired["kind"]):
                 counts[CLASS_COLUMNS[_class_of(cls)]] += 1
                 kinds[kind][0] += 1
@@ -216,6 +220,7 @@ def test_totals_are_recomputed_from_the_committed_csvs():
         for col, n in counts.items():
             if col in tot.columns:
                 assert tot.loc[paper, col] == n, (paper, col)
+        assert tot.loc[paper, "differ, unexplained, below the minimum effect"] == small, paper
         for k, (paired_n, agree_n) in kinds.items():
             if f"paired {k}" in tot.columns:
                 assert (tot.loc[paper, f"paired {k}"], tot.loc[paper, f"agree {k}"]) == (paired_n, agree_n), (paper, k)

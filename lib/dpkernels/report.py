@@ -57,6 +57,8 @@ __all__ = [
     "HYPOTHESIS_COLUMNS",
     "HYPOTHESIS_OPTIONAL",
     "NUMBER_KINDS",
+    "BELOW_MIN_EFFECT",
+    "below_min_effect",
     "number_kind",
     "in_scope",
     "Checks",
@@ -544,6 +546,18 @@ CLASS_COLUMNS = {"agrees": "agree", verdicts.TOO_NOISY: "inconclusive (too noisy
                  "not comparable": "not comparable", "input": "input"}
 
 
+#: Column of ``totals.csv``: the ``differ, unexplained`` numbers whose difference is smaller than the comparison's
+#: minimum effect (significant, but smaller than what the comparison was set up to see; still a difference).
+BELOW_MIN_EFFECT = "differ, unexplained, below the minimum effect"
+
+
+def below_min_effect(paired: pd.DataFrame) -> pd.Series:
+    """Per row of :func:`compare_table`: the absolute difference is smaller than the row's ``min_effect`` (False where
+    it states none)."""
+    diff = (pd.to_numeric(paired["reproduced"]) - pd.to_numeric(paired["published"])).abs()
+    return diff < pd.to_numeric(paired["min_effect"])
+
+
 def _class_of(cls: str) -> str:
     """The class without its ERRATA id (``consistent with P14`` -> ``consistent with a hypothesis``)."""
     return CONSISTENT if cls.startswith(verdicts.CONSISTENT) else cls
@@ -576,7 +590,8 @@ def build_report(root: Path | None = None) -> Path:
     unexplained`` number with the hypotheses that bear on it (:func:`in_scope`) and their statistics, then per paper its
     hypotheses, every check and every published number.  ``totals.csv`` is the totals table alone (the README quotes
     it): columns ``paper``, ``<kind> <status>`` for every kind and status, ``<kind>`` totals, ``published numbers
-    paired``, one column per class (:data:`CLASS_COLUMNS`), ``published numbers not reproduced``, ``paired <number
+    paired``, one column per class (:data:`CLASS_COLUMNS`), :data:`BELOW_MIN_EFFECT` (:func:`below_min_effect`),
+    ``published numbers not reproduced``, ``paired <number
     kind>`` and ``agree <number kind>`` for every :data:`NUMBER_KINDS` (the informative agreements), ``figures``.
     """
     root = REPO_ROOT / "paper_figures" if root is None else Path(root)
@@ -589,7 +604,7 @@ def build_report(root: Path | None = None) -> Path:
         counts = check_counts(checks)
         hyp = read_hypotheses(pdir / "hypotheses.csv")
         tables = sorted(t for t in pdir.glob("*.csv") if t.name not in ("checks.csv", "hypotheses.csv"))
-        n_pairs, n_unpaired = 0, 0
+        n_pairs, n_unpaired, n_small = 0, 0, 0
         classes = {c: 0 for c in CLASSES}
         by_kind = {f"{what} {k}": 0 for k in NUMBER_KINDS for what in ("paired", "agree")}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
@@ -617,11 +632,15 @@ def build_report(root: Path | None = None) -> Path:
                 by_kind[f"paired {kind}"] += 1
                 by_kind[f"agree {kind}"] += int(cls == "agrees")
             keys = list(paired.columns[: list(paired.columns).index("published")])
-            for _, r in paired[paired["class"] == "differs, unexplained"].iterrows():
+            small = below_min_effect(paired)
+            n_small += int((small & (paired["class"] == "differs, unexplained")).sum())
+            for i, r in paired[paired["class"] == "differs, unexplained"].iterrows():
                 dataset = str(r["dataset"]) if "dataset" in keys else None
                 keyd = {k: r[k] for k in keys}
                 unexplained.append({"paper": pdir.name, "table": t.stem, "entry": ", ".join(f"{k}={r[k]}" for k in keys),
                                     "published": r["published"], "reproduced": r["reproduced"], "t": r["z"], "df": r["df"],
+                                    "below the minimum effect": ("yes" if small[i] else "no") if pd.notna(r["min_effect"])
+                                    else "(none stated)",
                                     "candidate": r["candidate"],
                                     "hypotheses that bear on it": _hypotheses_bearing(hyp, dataset, t.stem, keyd)})
             body.append(f"### {t.stem}: {len(paired)} published numbers with their reproduction\n")
@@ -631,7 +650,8 @@ def build_report(root: Path | None = None) -> Path:
             body.append("### Figures\n")
             body.append("\n".join(f"- [{f}]({pdir.name}/{f})" for f in figs) + "\n")
         totals.append({"paper": pdir.name, **counts, "published numbers paired": n_pairs,
-                       **{CLASS_COLUMNS[c]: classes[c] for c in CLASSES}, "published numbers not reproduced": n_unpaired,
+                       **{CLASS_COLUMNS[c]: classes[c] for c in CLASSES}, BELOW_MIN_EFFECT: n_small,
+                       "published numbers not reproduced": n_unpaired,
                        **by_kind, "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
@@ -659,7 +679,8 @@ def build_report(root: Path | None = None) -> Path:
         short = tot[verdict_cols].rename(columns=lambda c: c.replace("inconclusive", "inc.").replace("consistency", "cons."))
         head += ["### Checks: verdicts per kind\n", _md_table(short),
                  "### Published numbers: classes\n",
-                 _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), "published numbers not reproduced"]]),
+                 _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), BELOW_MIN_EFFECT,
+                                "published numbers not reproduced"]]),
                  "### Informative agreements per kind of number (agree / paired; the paired count includes fitted numbers, never agreements)\n",
                  _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
                                                                       for k in NUMBER_KINDS}}))]
@@ -672,17 +693,21 @@ def build_report(root: Path | None = None) -> Path:
                     f"{int(tot['published numbers paired'].sum())} published numbers paired with a reproduction "
                     f"({cls['agree']} agree, {cls['inconclusive (too noisy)']} inconclusive (too noisy), {cls['fitted']} "
                     f"fitted, {cls['consistent with a hypothesis']} consistent with a tested hypothesis, "
-                    f"{cls['differ, unexplained']} differ without one, {cls['not comparable']} not comparable, "
+                    f"{cls['differ, unexplained']} differ without one ({int(tot[BELOW_MIN_EFFECT].sum())} of them by less "
+                    f"than the comparison's minimum effect), {cls['not comparable']} not comparable, "
                     f"{cls['input']} inputs); {int(tot['published numbers not reproduced'].sum())} published numbers have "
                     "no reproduction (a setting the profile does not run, or data we do not have: each notebook says which).\n")
     else:
         head.append("_(no papers)_\n")
     head.append("## Differences we cannot explain\n")
     head.append("Every published number that differs from its reproduction without an accepted explanation, with its t "
-                "and degrees of freedom, the ERRATA id it names as a candidate (if any) and the hypotheses tested that "
-                "bear on it (their scope covers the number), with their results.\n")
+                "and degrees of freedom, whether the difference is smaller than the comparison's minimum effect "
+                "(significant, yet smaller than what the comparison was set up to see: still a difference), the ERRATA "
+                "id it names as a candidate (if any) and the hypotheses tested that bear on it (their scope covers the "
+                "number), with their results.\n")
     head.append(_md_table(pd.DataFrame(unexplained, columns=["paper", "table", "entry", "published", "reproduced", "t", "df",
-                                                             "candidate", "hypotheses that bear on it"])))
+                                                             "below the minimum effect", "candidate",
+                                                             "hypotheses that bear on it"])))
     text = "\n".join(head) + "\n" + "\n\n".join(sections)
     path = root / "REPORT.md"
     root.mkdir(parents=True, exist_ok=True)
