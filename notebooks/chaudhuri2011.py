@@ -407,8 +407,8 @@ checks.show_new()
 # ## Figures 2 and 3: error against $\varepsilon_p$
 #
 # $\Lambda$ is fixed per curve at the value the tables mark in bold, as the paper does.  Error bars: $\pm 1$ standard
-# error of the mean over the repetitions of the protocol (Adult) or over the folds (KDDCup99; n in the legend).  The paper's reading, "objective perturbation
-# beats output perturbation", is tested on the fold-paired differences (output minus objective) at
+# error of the mean over the repetitions of the protocol (Adult) or over the folds (KDDCup99; n in the legend).  The
+# paper's reading, "objective perturbation beats output perturbation", is tested on the fold-paired differences (output minus objective) at
 # $\varepsilon_p \le 0.25$: violated if objective is significantly worse at some point (one-sided $t$ tests, Holm over
 # the points), holds if not and the average difference has a one-sided 95% lower bound above 0.
 
