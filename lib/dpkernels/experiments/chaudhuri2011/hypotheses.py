@@ -307,6 +307,11 @@ def _explained_cells(hypothesis: str, dataset: str) -> list[tuple[str, ...]]:
         return [_key(table, loss, "objective", e) for loss in ("logistic", "huber") for e in delta]
     if hypothesis in ("C12", "C13"):
         return [_key("figure_2", "huber", "objective", eps) for eps in PUBLISHED_FIGURES_2_3["adult"][("huber", "objective")]]
+    if hypothesis == "C15":  # Figure 2's private points but eps_p = 0.1 (Table 1's entries)
+        return [_key("figure_2", loss, method, eps) for (loss, method), pts in PUBLISHED_FIGURES_2_3["adult"].items()
+                if method != "non-private" for eps in pts if not math.isclose(eps, 0.1)] if dataset == "adult" else []
+    if hypothesis == "C14" and dataset == "kddcup99":
+        return [_key("table_2", "huber", "objective", -3.5)]
     if hypothesis == "K-grid-per-loss":
         return [_key("figure_4_5", loss, eps, method, size) for (loss, eps, method) in PUBLISHED_FIGURES_4_5
                 for size in PUBLISHED_FIGURES_4_5_SIZES]
@@ -314,11 +319,13 @@ def _explained_cells(hypothesis: str, dataset: str) -> list[tuple[str, ...]]:
         methods: tuple[str, ...] = ("output",)
     elif hypothesis == "A-row-max":
         methods = ("non-private", "output", "objective")
+    elif hypothesis == "C14":  # Adult's private numbers without the Delta > 0 LR entries (the delta-branch family's)
+        methods = ("output", "objective")
     elif hypothesis.startswith("K-"):  # the KDD variant test's cells: the private numbers without C8's
         methods = ("output", "objective")
     else:
         return []
-    c8 = hypothesis.startswith("K-")
+    c8 = hypothesis.startswith("K-") or hypothesis == "C14"
     keys = [_key(table, loss, method, e) for (loss, method) in PUBLISHED_TABLES[dataset] if method in methods
             for e in LAMBDA_EXPONENTS[dataset] if not (c8 and loss == "logistic" and method == "objective" and e in delta)]
     for (loss, method), pts in PUBLISHED_FIGURES_2_3[dataset].items():
@@ -332,8 +339,9 @@ def explanations(hypotheses: pd.DataFrame) -> Explanations:
     tables): the cells its registered test covered on the data set it was accepted for (C5: the output-perturbation
     numbers of the data set's table and figure; C8: Table 2's 0.2084 entries; a KDD variant ``K-*``: the private numbers
     of Table 2 and Figure 3 except C8's; K-grid-per-loss: Figures 4-5's private points; C11: the Delta > 0 entries;
-    C12 and C13: Figure 2's Huber objective curve; A-row-max: every Adult number).  A cell named by two accepted hypotheses
-    keeps the first in the registry's order.  A hypothesis rejected for a data set names nothing there."""
+    C12 and C13: Figure 2's Huber objective curve; A-row-max: every Adult number; C14: Adult's private numbers but the
+    Delta > 0 LR entries, and Table 2's Huber objective entry at 1e-3.5; C15: Figure 2's private points but eps_p =
+    0.1).  A cell named by two accepted hypotheses keeps the first in the registry's order.  A hypothesis rejected for a data set names nothing there."""
     from .registry import registered
 
     order = {h: i for i, h in enumerate(registered())}

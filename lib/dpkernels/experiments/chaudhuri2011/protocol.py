@@ -52,13 +52,17 @@ REFRESH_AFTER = 8
 
 
 def objective_batch(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
-                    unit_noise: Array, *, solver_tol: float, center: Array) -> Array:
+                    unit_noise: Array, *, solver_tol: float, center: Array, noise_rows: int | None = None) -> Array:
     """Algorithm 2's releases for b = ``unit_noise`` / beta (rows), solved together and each certified to
     ``solver_tol`` x the sensitivity 2 / (n (Lambda + Delta)), as
-    :func:`dpkernels.mechanisms.chaudhuri.objective_releases` (data_norm 1) with :data:`REFRESH_AFTER`."""
+    :func:`dpkernels.mechanisms.chaudhuri.objective_releases` (data_norm 1) with :data:`REFRESH_AFTER`.  The noise
+    term is b'f / ``noise_rows``, n (the design's rows) by default (hypothesis C14 reads it with another n)."""
     lam = Lambda + params.Delta
     n = design.n_examples
-    sol = solve_smooth_erm_batch(design, None, loss, lam, np.atleast_2d(unit_noise) / params.beta, center=center,
+    b = np.atleast_2d(unit_noise) / params.beta
+    if noise_rows is not None and int(noise_rows) != n:  # the solver's linear term is b'f / n
+        b = b * (n / int(noise_rows))
+    sol = solve_smooth_erm_batch(design, None, loss, lam, b, center=center,
                                  gtol=certified_gtol(solver_tol, 1.0, n), refresh_after=REFRESH_AFTER)
     require_certified(float(np.max(sol.distance_bound)), solver_tol * 2.0 / (n * lam), "||f - f_exact||")
     return sol.coef
@@ -201,17 +205,19 @@ def _nonprivate_path(X: Array, y: Array, loss: str, lambdas: tuple[float, ...], 
 
 
 def _fold_path(Xtr: Array, ytr: Array, loss: str, requests: Sequence[Request], compress: bool, solver_tol: float,
-               design: Design | None = None) -> dict[float, Array]:
-    """The non-private minimisers one fold needs (every requested Lambda and Algorithm 2's Lambda + Delta), from the
-    content-addressed cache when an earlier run (or section) computed them; ``design``: the fold's design when the
-    caller has built it (one construction for the path, its extra Lambdas and the releases)."""
+               design: Design | None = None, calibration_rows: int | None = None) -> dict[float, Array]:
+    """The non-private minimisers one fold needs (every requested Lambda and Algorithm 2's Lambda + Delta, Delta
+    computed with ``calibration_rows``, the fold's size by default), from the content-addressed cache when an earlier
+    run (or section) computed them; ``design``: the fold's design when the caller has built it (one construction for
+    the path, its extra Lambdas and the releases)."""
     n = Xtr.shape[0]
+    n_cal = n if calibration_rows is None else int(calibration_rows)
     c = make_loss(loss).curvature
     gtol = certified_gtol(solver_tol, 1.0, n)
     solve = cache.memory().cache(_nonprivate_path, ignore=["design"])
     path = dict(solve(Xtr, ytr, loss, tuple(sorted({10.0 ** r.log10_Lambda for r in requests if r.loss == loss})), gtol,
                       compress, design=design))  # the same key whether or not the private columns are requested
-    extra = {10.0 ** r.log10_Lambda + B.theorem_9_parameters(r.epsilon, n, 10.0 ** r.log10_Lambda, c).Delta
+    extra = {10.0 ** r.log10_Lambda + B.theorem_9_parameters(r.epsilon, n_cal, 10.0 ** r.log10_Lambda, c).Delta
              for r in requests if r.loss == loss and r.method == "objective"} - set(path)
     if extra:
         path.update(solve(Xtr, ytr, loss, tuple(sorted(extra)), gtol, compress, design=design))
@@ -224,14 +230,17 @@ def _errors(X: Array, y: Array, W: Array) -> Array:
 
 
 def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, requests: Sequence[Request], n_runs: int,
-                   seed: Sequence[int], compress: bool, solver_tol: float) -> tuple[list[dict[str, object]], dict[float, Array]]:
+                   seed: Sequence[int], compress: bool, solver_tol: float, calibration_rows: int | None = None
+                   ) -> tuple[list[dict[str, object]], dict[float, Array]]:
     """Every request of one (loss, fold): one non-private solve per Lambda (cached across re-runs), all output
     releases from it, the objective releases of each distinct (Lambda + Delta, beta) solved together.  Returns the
-    rows and the non-private minimisers."""
+    rows and the non-private minimisers.  ``calibration_rows``: the n of Algorithms 1-2's calibration (beta, eps',
+    Delta and the 1/n of the noise term b'f/n), the fold's size by default (hypothesis C14 sets another)."""
     n, d = Xtr.shape
+    n_cal = n if calibration_rows is None else int(calibration_rows)
     L = make_loss(loss)
     design = Design(Xtr, ytr, compress=compress)
-    path = _fold_path(Xtr, ytr, loss, requests, compress, solver_tol, design)
+    path = _fold_path(Xtr, ytr, loss, requests, compress, solver_tol, design, n_cal)
     unit_obj = unit_gamma_noise(n_runs, d, "lattice", np.random.default_rng([*seed, 2]))
     solved: dict[tuple[float, float], Array] = {}
     rows = []
@@ -242,15 +251,16 @@ def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, re
             rows.append({**base, "run": 0, "error": float(_errors(Xte, yte, path[lam][None, :])[0])})
             continue
         if r.method == "output":
-            beta = B.theorem_6_beta(r.epsilon, n, lam)
+            beta = B.theorem_6_beta(r.epsilon, n_cal, lam)
             centre = np.broadcast_to(path[lam], (n_runs, d))
             W = noise_release(centre, "gamma_norm", 1.0 / beta, noise="lattice", random_state=np.random.default_rng([*seed, 1]))
             extra: dict[str, object] = {}
         else:
-            p = B.theorem_9_parameters(r.epsilon, n, lam, L.curvature)
+            p = B.theorem_9_parameters(r.epsilon, n_cal, lam, L.curvature)
             key = (float(f"{lam + p.Delta:.12g}"), float(f"{p.beta:.12g}"))
             if key not in solved:  # the Delta > 0 branch gives the same problem for every Lambda below the threshold
-                solved[key] = objective_batch(design, L, lam, p, unit_obj, solver_tol=solver_tol, center=path[lam + p.Delta])
+                solved[key] = objective_batch(design, L, lam, p, unit_obj, solver_tol=solver_tol, center=path[lam + p.Delta],
+                                              noise_rows=n_cal)
             W = solved[key]
             extra = {"branch": p.branch, "epsilon_prime": p.epsilon_prime}
         for run, e in enumerate(_errors(Xte, yte, W)):
@@ -260,19 +270,22 @@ def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, re
 
 def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_folds: int = 10, folds_used: int | None = None,
                  random_state: int = 0, n_jobs: int = 1, solver_tol: float = 1e-3, progress: bool = True,
-                 return_solutions: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, dict[tuple[str, int], dict[float, Array]]]:
+                 return_solutions: bool = False, calibration_rows: int | None = None
+                 ) -> pd.DataFrame | tuple[pd.DataFrame, dict[tuple[str, int], dict[float, Array]]]:
     """Test errors by k-fold cross-validation (Section 7.2): the non-private error per fold, ``n_runs`` noise runs per
     fold for the private methods.  Noise draws are common across Lambda and epsilon within a fold (the same unit
     draws, scaled), so Algorithm 2's Delta > 0 entries coincide as in the paper.  ``folds_used`` runs the first
-    folds only (quick profile).  Columns: loss, method, log10_Lambda, epsilon, fold, run, error (+ branch,
-    epsilon_prime for Algorithm 2)."""
+    folds only (quick profile).  ``calibration_rows``: the n Algorithms 1-2 are calibrated with, the training
+    fold's size by default (the releases are then private for the fold); another value is hypothesis C14's reading,
+    not a guarantee.  Columns: loss, method, log10_Lambda, epsilon, fold, run, error (+ branch, epsilon_prime for
+    Algorithm 2)."""
     X, y = data.X, data.y.astype(float)
     compress = data.name == "kddcup99"  # 70,000 rows, 26,050 distinct
     splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: folds_used or n_folds]
     losses = sorted({r.loss for r in requests})
     tasks = [(loss, k, tr, te) for loss in losses for k, (tr, te) in enumerate(splits)]
     jobs = (delayed(_protocol_task)(X[tr], y[tr], X[te], y[te], loss, [r for r in requests if r.loss == loss], n_runs,
-                                    (random_state, k), compress, solver_tol) for loss, k, tr, te in tasks)
+                                    (random_state, k), compress, solver_tol, calibration_rows) for loss, k, tr, te in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     rows, paths = [], {}
     for (loss, k, tr, te), (block, path) in zip(tasks, tqdm(out, total=len(tasks), desc=f"{data.name} folds",

@@ -6,7 +6,8 @@ seed and folds), every hypothesis of that registry marked "(variants command)", 
 (C4's detail), and writes into ``DIR`` (default ``build/registered/chaudhuri2011``):
 
 * ``registered_runs.csv`` (:data:`RUN_COLUMNS`): per hypothesis, arm (the variant, ``ours`` = the chosen reading at
-  the same protocol, a value of the varied constant, or a sample), published cell and replicate (fold, or sample),
+  the same protocol, a value of the varied constant, a sample, or C15's ``grid`` of Lambdas), published cell and
+  replicate (fold, or sample),
   the replicate's mean error over its noise runs, and the published number;
 * ``kdd_readings_runs.csv``: per candidate reading, the reproduced rows of Table 2, Figure 3 and Figures 4-5 at the
   readings' smaller protocol and the Lambda grid its own non-private learning curve chose;
@@ -76,6 +77,7 @@ from .readings import (
 from .registry import family_size, registered
 
 __all__ = ["RUN_COLUMNS", "Scale", "REGISTERED", "QUICK", "KAPPA_EXPONENTS", "C12_CURVATURES", "C13_EPSILONS", "FIGURE_EPSILONS",
+           "ADULT_DELTA_LR", "C14_KDD_CELL", "calibration_n_runs", "lambda_selection_runs", "selected_lambda",
            "published_cells", "cell_fold_means", "repeated_cv", "variant_hypotheses", "reading_frames", "load_committed", "main"]
 
 LOSSES = ("logistic", "huber")
@@ -158,10 +160,14 @@ def cell_fold_means(df: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def _run_cells(data: Dataset, dataset: str, cells: pd.DataFrame, folds: int, runs: int, seed: int, n_jobs: int,
-               epsilons: Sequence[float] = FIGURE_EPSILONS) -> pd.DataFrame:
-    """Table 1-2 / Figure 2-3's protocol on ``data`` at ``folds`` x ``runs``, as fold means per cell."""
-    req = protocol_requests(dataset, LOSSES, 0.1, list(epsilons))
-    df = run_protocol(data, req, runs, folds_used=folds, random_state=seed, n_jobs=n_jobs, progress=False)
+               epsilons: Sequence[float] = FIGURE_EPSILONS, calibration_rows: int | None = None,
+               requests: Sequence[Request] | None = None) -> pd.DataFrame:
+    """Table 1-2 / Figure 2-3's protocol on ``data`` at ``folds`` x ``runs``, as fold means per cell; ``requests``:
+    the protocol's cells to run (all of Tables 1-2 and Figures 2-3 by default), ``calibration_rows``:
+    :func:`run_protocol`'s."""
+    req = protocol_requests(dataset, LOSSES, 0.1, list(epsilons)) if requests is None else list(requests)
+    df = run_protocol(data, req, runs, folds_used=folds, random_state=seed, n_jobs=n_jobs, progress=False,
+                      calibration_rows=calibration_rows)
     return cell_fold_means(df, cells)
 
 
@@ -325,6 +331,71 @@ def adult_row_max_runs(seed: int, scale: Scale = REGISTERED, n_jobs: int = 1) ->
     return pd.concat(parts, ignore_index=True)
 
 
+#: Adult's Delta > 0 LR entries (0.8248 in Table 1; the delta-branch family's): left out of C14's test, as C8's cells
+#: are out of the KDD variants' (no change of n moves Algorithm 2's Delta > 0 release to 0.8248).
+ADULT_DELTA_LR = (-10.0, -7.0, -4.0)
+#: C14's KDDCup99 cell: Table 2's isolated Huber objective entry (0.1827), where the fold's n puts eps' at 0.002.
+C14_KDD_CELL = ("table_2", "huber", "objective", -3.5)
+
+
+def calibration_n_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1) -> pd.DataFrame:
+    """C14's runs at the reduced protocol, the variant (arm ``variant``: Algorithms 1-2 calibrated with the data set's
+    size) and ours (arm ``ours``: the training fold's) on the same folds and noise draws: Adult's private numbers of
+    Table 1 and Figure 2 without :data:`ADULT_DELTA_LR`, and KDDCup99's :data:`C14_KDD_CELL` under the ``chosen``
+    reading."""
+    adult = chaudhuri_data("adult")
+    cells = published_cells("adult")
+    cells = cells[~((cells.table == "table_1") & (cells.loss == "logistic") & (cells.method == "objective")
+                    & cells.log10_Lambda.isin(ADULT_DELTA_LR))]
+    kdd = kdd_data(chosen, rows=scale.kdd_rows, random_state=seed)
+    kcells = published_cells("kddcup99")
+    table, loss, method, lam = C14_KDD_CELL
+    kcells = kcells[(kcells.table == table) & (kcells.loss == loss) & (kcells.method == method) & (kcells.log10_Lambda == lam)]
+    parts = []
+    for name, data, c, req in (("adult", adult, cells, None), ("kddcup99", kdd, kcells, [Request(loss, method, lam, 0.1)])):
+        for arm, rows in (("ours", None), ("variant", data.X.shape[0])):
+            parts.append(_tag(_run_cells(data, name, c, scale.folds, scale.runs, seed, n_jobs, calibration_rows=rows,
+                                         requests=req), "C14", arm, name))
+    return pd.concat(parts, ignore_index=True)
+
+
+def lambda_selection_runs(adult: Dataset, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1) -> pd.DataFrame:
+    """C15's runs: Figure 2's private curves (output and objective, both losses) at every Lambda of Table 1's grid and
+    every eps_p of the figure but 0.1 (a table entry), at the reduced protocol (the notebook's folds and noise draws);
+    arm ``grid``, ``log10_Lambda`` the Lambda run, ``published`` the figure's point at that eps_p.  The test
+    (:func:`selected_lambda`) takes the bold Lambda's rows as ours and each eps_p's best Lambda as the variant."""
+    figure = published_cells("adult")
+    figure = figure[figure.table == "figure_2"]
+    epsilons = sorted({float(e) for e in figure.epsilon})
+    req = [Request(loss, method, float(e), eps) for loss in LOSSES for method in ("output", "objective")
+           for e in LAMBDA_EXPONENTS["adult"] for eps in epsilons]
+    df = run_protocol(adult, req, scale.runs, folds_used=scale.folds, random_state=seed, n_jobs=n_jobs, progress=False)
+    m = df.groupby(["loss", "method", "log10_Lambda", "epsilon", "fold"]).error.mean().reset_index()
+    pub = figure.assign(eps_key=figure.epsilon.round(6))[["loss", "method", "eps_key", "published"]]
+    m = m.assign(eps_key=m.epsilon.round(6)).merge(pub, on=["loss", "method", "eps_key"], how="inner")
+    out = m.assign(hypothesis="C15", arm="grid", dataset="adult", table="figure_2").rename(columns={"fold": "replicate"})
+    return out[RUN_COLUMNS]
+
+
+def selected_lambda(grid: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """From C15's ``grid`` rows: (ours, variant, choice).  Ours: the rows at each curve's bold Lambda
+    (:data:`CHOSEN_LAMBDA`); variant: at each (loss, method, eps_p) the Lambda with the lowest mean over the
+    replicates, its rows relabelled with the bold Lambda (the published cell's key); choice: one row per point with
+    ``bold`` and ``selected`` (log10 Lambda)."""
+    g = grid.assign(eps_key=grid.epsilon.round(6))
+    bold = g.apply(lambda r: float(CHOSEN_LAMBDA["adult"][(r.loss, r.method)]), axis=1)
+    g = g.assign(bold=bold)
+    means = g.groupby(["loss", "method", "eps_key", "log10_Lambda"]).error.mean().reset_index()
+    best = means.loc[means.groupby(["loss", "method", "eps_key"]).error.idxmin()][["loss", "method", "eps_key", "log10_Lambda"]]
+    choice = best.rename(columns={"log10_Lambda": "selected"}).merge(
+        g[["loss", "method", "eps_key", "bold"]].drop_duplicates(), on=["loss", "method", "eps_key"])
+    ours = g[g.log10_Lambda == g.bold]
+    variant = g.merge(best, on=["loss", "method", "eps_key", "log10_Lambda"])
+    variant = variant.assign(log10_Lambda=variant.bold)
+    cols = [c for c in RUN_COLUMNS if c in g.columns]
+    return ours[cols].reset_index(drop=True), variant[cols].reset_index(drop=True), choice.reset_index(drop=True)
+
+
 def _cv_split_seed(seed: int, repeat: int) -> int:
     """The KFold seed of repeat ``repeat`` of the cross-validation: the notebook's own split first (``seed``), then
     seeds drawn from (seed, repeat)."""
@@ -435,8 +506,12 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
         h = runs[runs.hypothesis == hid]
         bound = MAX_FALSE_ACCEPTANCE / family_size(hid)
         scope = reg[hid]["scope"]
+        if hid == "C14":
+            rows += _calibration_n_rows(h, bound, scope, n_sim, random_state)
+            continue
         for dataset, g in h.groupby("dataset", sort=False):
             ours = g[g.arm == "ours"]
+            note = ""
             if hid == "K-subsets":
                 sub = pd.concat([runs[(runs.hypothesis == "ours") & (runs.dataset == dataset)], g])
                 means = (sub.assign(sample=sub.arm).groupby(["sample", *[c for c in CELL_KEYS]], dropna=False)
@@ -457,6 +532,17 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                     raise ValueError("C13: the branch's cells and C12's arm ours differ")
                 arms = [("delta-branch", joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
                                                          n_sim=n_sim, random_state=random_state))]
+            elif hid == "C15":  # ours: the bold Lambda's rows; the variant: each point's best Lambda
+                ours15, variant15, choice = selected_lambda(g)
+                P, M, cells = _matrix(variant15)
+                _, M0, cells0 = _matrix(ours15)
+                if cells != cells0:
+                    raise ValueError("C15: the selected and the bold cells differ")
+                moved = choice[choice.selected != choice.bold]
+                note = f"; Lambda moved at {len(moved)} of {len(choice)} points: " + ", ".join(
+                    f"{r.loss} {r.method} eps {r.eps_key:g} 1e{r.bold:g} -> 1e{r.selected:g}" for r in moved.itertuples())
+                arms = [("variant", joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
+                                                    n_sim=n_sim, random_state=random_state))]
             elif hid in ("C11", "C12"):
                 P0, M0, _ = _matrix(ours)
                 arms = []
@@ -485,8 +571,32 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                     f"{replicates} (Ledoit-Wolf correlation, parametric bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} "
                     f"and the false-acceptance rate <= {bound:.3g}")
             rows.append(_row(hid, dataset, test, best[1]["p_value"], not_rejected and fa <= bound,
-                             f"{'not rejected' if not_rejected else 'rejected'} ({best[0]} best); {per_arm}", fa, scope))
+                             f"{'not rejected' if not_rejected else 'rejected'} ({best[0]} best); {per_arm}{note}", fa, scope))
     return rows
+
+
+def _calibration_n_rows(runs: pd.DataFrame, bound: float, scope: str, n_sim: int, random_state: int) -> list[dict[str, object]]:
+    """C14's rows (one per data set, one decision): the joint mean test of each data set's cells against the variant,
+    each at half :data:`ALPHA_HYPOTHESIS` (Bonferroni over the two); accepted when neither rejects and the false
+    acceptance, at most the smaller of the two tests' (both must fail to reject), is within ``bound``.  Each row's
+    statistic, power and false acceptance are its own data set's test's; ``accepted`` is the one decision."""
+    tests = {}
+    for dataset, g in runs.groupby("dataset", sort=False):
+        P, M, _ = _matrix(g[g.arm == "variant"])
+        _, M0, _ = _matrix(g[g.arm == "ours"])
+        tests[dataset] = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0, n_sim=n_sim,
+                                         alpha=ALPHA_HYPOTHESIS / len(set(runs.dataset)), random_state=random_state)
+    level = ALPHA_HYPOTHESIS / len(tests)
+    not_rejected = all(j["p_value"] >= level for j in tests.values())
+    fa = min(j["false_acceptance"] for j in tests.values())
+    detail = "; ".join(f"{d}: T = {j['T']:.1f} over {j['cells']} cells (95% point {j['critical']:.1f}), p = {j['p_value']:.3f}, "
+                       f"false acceptance {j['false_acceptance']:.3f}" for d, j in tests.items())
+    test = (f"joint mean tests of {' and '.join(str(j['cells']) for j in tests.values())} published numbers "
+            f"({', '.join(tests)}) against the variant over {min(j['sets'] for j in tests.values())} folds, each at "
+            f"{level:g} (Bonferroni); accepted when neither rejects and the false-acceptance rate <= {bound:.3g}")
+    verdict = f"{'not rejected' if not_rejected else 'rejected'}; {detail}"
+    return [_row("C14", d, test, j["p_value"], not_rejected and fa <= bound, verdict, j["false_acceptance"], scope)
+            for d, j in tests.items()]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -505,12 +615,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2011, help="the notebook's seed (default 2011)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="a smoke-test size (not the registered protocol)")
-    ap.add_argument("--only", nargs="*", default=None, choices=("readings", "kdd", "c11", "c12", "c13", "adult", "adult-cv"),
+    ap.add_argument("--only", nargs="*", default=None,
+                    choices=("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv"),
                     help="run only these parts (the others' rows are kept from an earlier run in --out)")
     args = ap.parse_args(argv)
     scale = QUICK if args.quick else REGISTERED
     args.out.mkdir(parents=True, exist_ok=True)
-    parts = set(args.only or ("readings", "kdd", "c11", "c12", "c13", "adult", "adult-cv"))
+    parts = set(args.only or ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv"))
     out = args.out / "registered_runs.csv"
     runs = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=RUN_COLUMNS)
 
@@ -528,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     if "readings" in parts:
         side, chosen = reading_side_by_side(args.seed, scale, args.jobs)
         side.to_csv(args.out / "kdd_readings_runs.csv", index=False)
-    elif parts & {"kdd", "c11"}:  # the reading the KDD variants change
+    elif parts & {"kdd", "c11", "c14"}:  # the reading the KDD variants change
         sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=args.seed) for r in CANDIDATES}
         chosen = reading_from_label(rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds,
                                                                      random_state=args.seed, n_jobs=args.jobs)).reading.iloc[0])
@@ -545,5 +656,9 @@ def main(argv: list[str] | None = None) -> int:
         save(huber_branch_runs(chaudhuri_data("adult"), args.seed, scale, args.jobs), ["C13"])
     if "adult" in parts:
         save(adult_row_max_runs(args.seed, scale, args.jobs), ["A-row-max"])
+    if "c14" in parts:
+        save(calibration_n_runs(chosen, args.seed, scale, args.jobs), ["C14"])
+    if "c15" in parts:
+        save(lambda_selection_runs(chaudhuri_data("adult"), args.seed, scale, args.jobs), ["C15"])
     print(f"wrote {out} ({len(runs)} rows" + (f"; chosen reading {chosen.label})" if chosen else ")"))
     return 0
