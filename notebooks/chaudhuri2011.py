@@ -251,8 +251,9 @@ f"adult: {len(runs['adult'])} errors, {runs['adult'].fold.nunique()} folds, {P['
 
 # %%
 adult_cv = E.load_committed("adult_repeated_cv.csv", OUT)
+replication = {"adult": E.Replication(), "kddcup99": E.Replication()}  # KDDCup99: this run's folds
 if adult_cv is not None:
-    same, compared, of = E.first_repetition_matches(runs["adult"], adult_cv)
+    replication["adult"], (same, compared, of) = E.Replication.of_run(runs["adult"], adult_cv)
     checks.record("Table 1 (repeated protocol)", "the committed repetitions of Adult's protocol reproduce this run "
                   "(repetition 0 is the notebook's split and noise; compared: the fold means of the cells this run "
                   "has with as many noise runs per fold)",
@@ -260,8 +261,6 @@ if adult_cv is not None:
                   kind="target", bound="identical", measured="identical" if same else "differ", id="adult-repeats-match",
                   detail=f"{adult_cv.repeat.nunique()} repetitions of the protocol (adult_repeated_cv.csv)")
     checks.show_new()
-    if not (same and compared == of):  # not one of the repetitions (a smaller profile, or a change): its own numbers
-        adult_cv = None
 
 # %% [markdown]
 # ### KDDCup99: readings of the protocol and the rule that chooses one (ERRATA C4)
@@ -370,14 +369,13 @@ tested[["hypothesis", "dataset", "statistic", "accepted", "power", "detail"]]
 # %%
 tables = {}
 for name, label in (("adult", "Table 1"), ("kddcup99", "Table 2")):
-    frame = E.with_repeated_cv(E.table_frame(name, runs.get(name), explanations), adult_cv if name == "adult" else None, name)
+    frame = replication[name].frame(E.table_frame(name, runs.get(name), explanations), name)
     write_table(frame, "table_1" if name == "adult" else "table_2", "chaudhuri2011")
     tables[name] = frame
     if name in runs:
         E.record_published(checks, label, frame, id=label.lower().replace(" ", "-"),
                            detail=f"KDD reading: {chosen.label}" if name == "kddcup99" else "", hypotheses=tested,
-                           assumption=E.repeats_assumption(adult_cv) if name == "adult" and adult_cv is not None
-                           else E.RUNS_ASSUMPTION)
+                           assumption=replication[name].assumption)
     else:
         checks.skip(label, "test error against Lambda at eps_p = 0.1 (KDDCup99)", kdd_reason, id="table-2")
 if "kddcup99" in runs:
@@ -415,13 +413,13 @@ checks.show_new()
 # %%
 figures = {}
 for name, fig_no in (("adult", 2), ("kddcup99", 3)):
-    frame = E.with_repeated_cv(E.figure_2_3_frame(name, runs.get(name), explanations), adult_cv if name == "adult" else None, name)
+    frame = replication[name].frame(E.figure_2_3_frame(name, runs.get(name), explanations), name)
     write_table(frame, f"figure_{fig_no}", "chaudhuri2011")
     figures[name] = frame
     if name not in runs:
         continue
     rep, pub = frame[frame.source == "reproduced"], frame[frame.source == "published"]
-    unit = "repetitions" if name == "adult" and adult_cv is not None else "folds"
+    unit = replication[name].unit
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
     for ax, loss, title in ((axes[0], "logistic", "(a) regularised logistic regression"), (axes[1], "huber", "(b) Huber SVM (h = 0.5)")):
         for method in ("output", "objective"):
@@ -447,8 +445,7 @@ for name, label in (("adult", "Figure 2"), ("kddcup99", "Figure 3")):
     if name in runs:
         E.record_published(checks, label, figures[name], id=label.lower().replace(" ", "-"),
                            detail=f"KDD reading: {chosen.label}" if name == "kddcup99" else "", hypotheses=tested,
-                           assumption=E.repeats_assumption(adult_cv) if name == "adult" and adult_cv is not None
-                           else E.RUNS_ASSUMPTION)
+                           assumption=replication[name].assumption)
         E.record_reading(checks, runs[name], name, label)
 checks.show_new()
 

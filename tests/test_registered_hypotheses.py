@@ -337,6 +337,25 @@ def test_first_repetition_matches_only_this_run():
     assert E.first_repetition_matches(runs, cv.assign(repeat=1))[0] is False
 
 
+def test_replication_uses_the_repetitions_only_when_this_run_is_their_first():
+    runs, cv = _protocol_run(), _cv(0.0002)
+    own = (runs.groupby(["loss", "method", "log10_Lambda", "epsilon", "fold"], dropna=False).error
+           .agg(error="mean", n_runs="count").reset_index().assign(repeat=0))
+    first = pd.concat([own, cv[cv.repeat > 0].assign(n_runs=1)], ignore_index=True)
+    rep, match = E.Replication.of_run(runs, first)
+    assert match == (True, len(own), len(own)) and rep.cv is first and rep.unit == "repetitions"
+    assert rep.assumption == E.repeats_assumption(first)
+    assert rep.frame(E.table_frame("adult", runs), "adult").equals(E.with_repeated_cv(E.table_frame("adult", runs), first, "adult"))
+    # must fail: repetitions whose first is not this run leave the run's own folds
+    other, match = E.Replication.of_run(runs, cv)
+    assert match[0] is False and other.cv is None and other.unit == "folds" and other.assumption == E.RUNS_ASSUMPTION
+    assert other.frame(E.table_frame("adult", runs), "adult").equals(E.table_frame("adult", runs))
+    # must fail: identical where compared, but not every fold mean compared (a smaller profile's fewer noise runs)
+    partial, match = E.Replication.of_run(runs, first.assign(n_runs=np.where(first.method == "non-private", 1, 50)))
+    assert match[0] is True and match[1] < match[2] and partial.cv is None
+    assert E.Replication.of_run(runs, None) == (E.Replication(), None)
+
+
 # ----------------------------------------------------------------------------------------------
 # C14 (Algorithms 1-2 calibrated with the data set's n) and C15 (each eps_p's best Lambda)
 # ----------------------------------------------------------------------------------------------

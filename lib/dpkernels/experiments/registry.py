@@ -17,6 +17,7 @@ samples), with the published number the mean of as many replicates as the paper 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,8 @@ import pandas as pd
 import yaml
 from numpy.typing import NDArray
 
-__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "registered", "family_size", "registry_table", "joint_mean_test",
-           "joint_test_row", "load_committed"]
+__all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "Registry", "registered", "family_size", "registry_table",
+           "joint_mean_test", "joint_test_row", "load_committed"]
 
 Array = NDArray[np.float64]
 
@@ -59,6 +60,26 @@ def registry_table(path: Path) -> pd.DataFrame:
     reg = registered(path)
     return pd.DataFrame([{"hypothesis": k, "family": v["family"], "m": family_size(k, path), "status": v["status"],
                           "statement": v["statement"]} for k, v in reg.items()])
+
+
+@dataclass(frozen=True)
+class Registry:
+    """One paper's registry file (``path``), with :func:`registered`, :func:`family_size` and
+    :func:`registry_table` bound to it: what each paper's ``registry`` module exposes."""
+
+    path: Path
+
+    def registered(self) -> dict[str, dict[str, Any]]:
+        """Every registered hypothesis by id."""
+        return registered(self.path)
+
+    def family_size(self, hypothesis: str) -> int:
+        """m: the hypotheses registered for ``hypothesis``'s family."""
+        return family_size(hypothesis, self.path)
+
+    def registry_table(self) -> pd.DataFrame:
+        """The registry as a table."""
+        return registry_table(self.path)
 
 
 def joint_mean_test(published: Array, replicates: Array, *, n_published: float = 1.0, alternative: Array | None = None,

@@ -460,6 +460,37 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
     return out
 
 
+@dataclass(frozen=True)
+class Replication:
+    """How a data set's published numbers of Tables 1-2 and Figures 2-3 are compared: through repetitions of the
+    protocol (``cv``, :func:`with_repeated_cv`) or through this run's folds (``cv`` None, the default)."""
+
+    cv: pd.DataFrame | None = None
+
+    @classmethod
+    def of_run(cls, runs: pd.DataFrame, cv: pd.DataFrame | None) -> tuple[Replication, tuple[bool, int, int] | None]:
+        """The repetitions ``cv`` when this run (``runs``) is their repetition 0 (:func:`first_repetition_matches`:
+        every fold mean compared and identical), else the run's own folds; and the match (None without ``cv``)."""
+        if cv is None:
+            return cls(), None
+        same, compared, of = first_repetition_matches(runs, cv)
+        return cls(cv if same and compared == of else None), (same, compared, of)
+
+    @property
+    def unit(self) -> str:
+        """What a replicate is: ``"repetitions"`` or ``"folds"``."""
+        return "folds" if self.cv is None else "repetitions"
+
+    @property
+    def assumption(self) -> str:
+        """The spread assumed for the published numbers (:func:`repeats_assumption` or :data:`RUNS_ASSUMPTION`)."""
+        return RUNS_ASSUMPTION if self.cv is None else repeats_assumption(self.cv)
+
+    def frame(self, frame: pd.DataFrame, dataset: str) -> pd.DataFrame:
+        """``frame`` compared through this replication (:func:`with_repeated_cv`)."""
+        return with_repeated_cv(frame, self.cv, dataset)
+
+
 # ----------------------------------------------------------------------------------------------
 # Figures 4-5: learning curves with private tuning (Algorithm 4)
 # ----------------------------------------------------------------------------------------------
