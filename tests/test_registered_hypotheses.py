@@ -383,7 +383,8 @@ def test_calibration_rows_is_the_n_of_algorithms_1_and_2_and_defaults_to_the_fol
     monkeypatch.setattr(EP, "objective_batch", recording)  # n_jobs = 1 runs the folds in this process
     data = _toy()
     req = [E.Request("logistic", "objective", -1.5, 0.5), E.Request("logistic", "output", -1.5, 0.5),
-           E.Request("logistic", "non-private", -1.5, None)]
+           E.Request("logistic", "non-private", -1.5, None),
+           E.Request("logistic", "objective", -10.0, 0.5)]  # Algorithm 2's Delta > 0 branch: Delta follows the n too
     kw = dict(folds_used=2, random_state=7, progress=False)
     base = E.run_protocol(data, req, 4, **kw)
     same = E.run_protocol(data, req, 4, calibration_rows=int(len(data.y) * 9 // 10), **kw)
@@ -393,6 +394,10 @@ def test_calibration_rows_is_the_n_of_algorithms_1_and_2_and_defaults_to_the_fol
     seen.clear()
     big = E.run_protocol(data, req, 4, calibration_rows=90_000, **kw)
     assert set(seen) == {90_000}  # the noise term b'f / n of Algorithm 2 with the n given (objective_batch's test)
+    assert (big.calibration_rows == 90_000).all() and "calibration_rows" not in base  # C14's rows say so
+    assert set(big[big.method == "objective"].branch) == {"eps' > 0", "Delta > 0"}
+    big = big[big.log10_Lambda == -1.5]
+    base = base[base.log10_Lambda == -1.5]
     obj = big[big.method == "objective"]
     # eps' follows the n it is given (must fail if the fold's n were still used: eps' 0.5 - 2 log(1 + 0.25/(810 x 0.0316)))
     assert np.allclose(obj.epsilon_prime, B.theorem_9_parameters(0.5, 90_000, 10 ** -1.5, 0.25).epsilon_prime)
@@ -434,6 +439,31 @@ def test_c14_is_one_decision_for_both_data_sets():
     assert half[0]["statistic"] >= ALPHA_HYPOTHESIS / 2 and "rejected" in half[0]["detail"]
 
 
+def test_c14_decision_is_bonferroni_over_the_two_tests_with_the_smaller_false_acceptance(monkeypatch):
+    """The decision from given test results (the joint mean tests replaced by their outcomes): each test at 0.025, and
+    the decision's false acceptance the smaller of the two (both tests must fail to reject)."""
+    outcomes, levels = [], []
+
+    def fake(P, M, *, n_published, alternative, n_sim, alpha, random_state):
+        levels.append(alpha)
+        p, fa = outcomes[len(levels) - 1]
+        return {"p_value": p, "false_acceptance": fa, "T": 1.0, "critical": 2.0, "cells": M.shape[1], "sets": M.shape[0]}
+
+    monkeypatch.setattr(V, "joint_mean_test", fake)
+    runs = _c14_runs(0.0, 0.0, 0.01)
+    # KDD's p between 0.025 and 0.05 is not a rejection at 0.025 (must fail at 0.05); Adult's false acceptance 0.9 is
+    # not the decision's (must fail if the larger were taken)
+    outcomes[:] = [(0.5, 0.9), (0.03, 0.01)]
+    rows = V.variant_hypotheses(runs, n_sim=10)
+    assert levels == [0.025, 0.025] and all(r["accepted"] for r in rows)
+    assert [r["false_acceptance"] for r in rows] == [0.9, 0.01] and "decision's false acceptance 0.010" in rows[0]["detail"]
+    levels.clear()
+    outcomes[:] = [(0.5, 0.01), (0.02, 0.01)]
+    rows = V.variant_hypotheses(runs, n_sim=10)
+    assert not any(r["accepted"] for r in rows) and rows[0]["detail"].startswith("rejected by kddcup99")
+    assert rows[1]["scope"] == "table=table_2; loss=huber; method=objective; log10_Lambda=-3.5"
+
+
 def test_c15_takes_each_points_best_lambda_and_tests_it_against_the_bold_one():
     cells = V.published_cells("adult")
     cells = cells[(cells.table == "figure_2")]
@@ -441,16 +471,18 @@ def test_c15_takes_each_points_best_lambda_and_tests_it_against_the_bold_one():
     rows = []
     for c in cells.itertuples():
         bold = float(E.CHOSEN_LAMBDA["adult"][(c.loss, c.method)])
+        best = -1.5 if c.epsilon < 0.1 else -3.0  # each eps_p its own best Lambda (one per curve would not do)
         for e in E.LAMBDA_EXPONENTS["adult"]:
-            # the published point is the error at the grid's best Lambda, 10^-1.5 everywhere; the bold Lambda is 0.01 higher
-            centre = c.published + (0.0 if e == -1.5 else 0.01 if e == bold else 0.03)
+            # the published point is the error at the eps_p's best Lambda; the bold Lambda's is 0.01 higher
+            centre = c.published + (0.0 if e == best else 0.01 if e == bold else 0.03)
             for f in range(5):
                 rows.append({"hypothesis": "C15", "arm": "grid", "dataset": "adult", "table": "figure_2", "loss": c.loss,
                              "method": c.method, "log10_Lambda": float(e), "epsilon": c.epsilon, "replicate": f,
                              "error": centre + 0.002 * rng.standard_normal(), "published": c.published})
     grid = pd.DataFrame(rows, columns=V.RUN_COLUMNS)
     ours, variant, choice = V.selected_lambda(grid)
-    assert (choice.selected == -1.5).all() and len(choice) == len(cells)
+    assert len(choice) == len(cells)
+    assert (choice.selected == np.where(choice.eps_key < 0.1, -1.5, -3.0)).all()
     assert len(ours) == len(variant) == 5 * len(cells) and (variant.log10_Lambda == ours.log10_Lambda).all()
     assert (variant.error.to_numpy() < ours.error.to_numpy()).mean() > 0.95
     [row] = V.variant_hypotheses(grid, n_sim=400)

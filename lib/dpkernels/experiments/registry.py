@@ -6,7 +6,9 @@ Error control across the search.  A hypothesis is accepted only when its own tes
 :data:`ALPHA_HYPOTHESIS` and its false-acceptance rate (measured on data simulated without its effect) is at most
 :data:`MAX_FALSE_ACCEPTANCE` / m, m the number of hypotheses registered for its family (:func:`family_size`, run or
 not: the search that was planned): by Bonferroni the chance that a family gets any false explanation is at most
-:data:`MAX_FALSE_ACCEPTANCE`.  A search over the values of a constant inside one hypothesis (Chaudhuri's C11, C12)
+:data:`MAX_FALSE_ACCEPTANCE`.  Families may overlap (a published number in the scope of hypotheses of several
+families): the chance of a false explanation of one number is then at most :data:`MAX_FALSE_ACCEPTANCE` times the
+number of families that cover it.  A search over the values of a constant inside one hypothesis (Chaudhuri's C11, C12)
 accepts when some value is not rejected, and its false acceptance is bounded by the sum over the values.
 
 The joint test most hypotheses use (:func:`joint_mean_test`): the published numbers of the cells a hypothesis bears on

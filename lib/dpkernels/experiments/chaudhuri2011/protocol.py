@@ -277,8 +277,8 @@ def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_f
     draws, scaled), so Algorithm 2's Delta > 0 entries coincide as in the paper.  ``folds_used`` runs the first
     folds only (quick profile).  ``calibration_rows``: the n Algorithms 1-2 are calibrated with, the training
     fold's size by default (the releases are then private for the fold); another value is hypothesis C14's reading,
-    not a guarantee.  Columns: loss, method, log10_Lambda, epsilon, fold, run, error (+ branch, epsilon_prime for
-    Algorithm 2)."""
+    not a guarantee, and every row then carries it (column ``calibration_rows``).  Columns: loss, method,
+    log10_Lambda, epsilon, fold, run, error, n_train (+ branch, epsilon_prime for Algorithm 2)."""
     X, y = data.X, data.y.astype(float)
     compress = data.name == "kddcup99"  # 70,000 rows, 26,050 distinct
     splits = list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X))[: folds_used or n_folds]
@@ -288,11 +288,12 @@ def run_protocol(data: Dataset, requests: Sequence[Request], n_runs: int, *, n_f
                                     (random_state, k), compress, solver_tol, calibration_rows) for loss, k, tr, te in tasks)
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     rows, paths = [], {}
+    tag = {} if calibration_rows is None else {"calibration_rows": int(calibration_rows)}  # not the fold's n: C14's reading
     for (loss, k, tr, te), (block, path) in zip(tasks, tqdm(out, total=len(tasks), desc=f"{data.name} folds",
                                                              disable=not progress, mininterval=5, leave=False)):
         paths[loss, k] = path
         for r in block:
-            rows.append({**r, "fold": k, "n_train": len(tr)})
+            rows.append({**r, "fold": k, "n_train": len(tr), **tag})
     df = pd.DataFrame(rows)
     df["epsilon"] = df["epsilon"].astype(float)
     if return_solutions:  # (loss, fold) -> {Lambda: f*}, for sections that reuse the non-private solves
