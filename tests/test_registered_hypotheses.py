@@ -532,3 +532,24 @@ def test_objective_batch_noise_term_is_divided_by_the_rows_it_is_given():
                               noise_rows=rows)
         assert np.abs(gradient(W, rows or 400)).max() < 1e-6
         assert np.abs(gradient(W, 400 if rows else 4000)).max() > 1e-3  # must fail with the other n
+
+
+def test_errata_prose_eps_prime_numbers_are_algorithm_2s():
+    """ERRATA C3's hand-written eps' values (Huber, c = 1/(2h)) follow from Algorithm 2 at the sizes they name:
+    Figure 2's curve at Lambda = 10^-2.5 on Adult's training folds (9/10 of 45,222 rows), and C14's KDD entry at
+    Lambda = 10^-3.5 on the fold's 63,000 rows and on all 70,000."""
+    from dpkernels.bounds import chaudhuri as B
+    from dpkernels.losses import make_loss
+    from dpkernels.report import REPO_ROOT
+
+    text = " ".join((REPO_ROOT / "docs" / "ERRATA.md").read_text().split())
+    c = make_loss("huber").curvature
+
+    def eps_prime(eps: float, n: int, log10_lam: float) -> float:
+        return B.theorem_9_parameters(eps, n, 10.0 ** log10_lam, c).epsilon_prime
+
+    adult = [f"{eps_prime(e, 45_222 * 9 // 10, -2.5):.4f}" for e in (0.02, 0.025)]
+    assert f"eps' = {adult[0]} and {adult[1]} there" in text  # must fail at another n, Lambda or curvature
+    kdd = [f"{eps_prime(0.1, n, -3.5):.3f}" for n in (70_000 * 9 // 10, 70_000)]
+    assert f"eps' = {kdd[0]} at the fold's 63,000 rows, {kdd[1]} at 70,000" in text
+    assert round(1 - (45_222 * 9 // 10) / 45_222, 2) == 0.1 and "a tenth less noise" in text

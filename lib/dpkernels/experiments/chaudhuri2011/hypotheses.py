@@ -341,7 +341,8 @@ def explanations(hypotheses: pd.DataFrame) -> Explanations:
     of Table 2 and Figure 3 except C8's; K-grid-per-loss: Figures 4-5's private points; C11: the Delta > 0 entries;
     C12 and C13: Figure 2's Huber objective curve; A-row-max: every Adult number; C14: Adult's private numbers but the
     Delta > 0 LR entries, and Table 2's Huber objective entry at 1e-3.5; C15: Figure 2's private points but eps_p =
-    0.1).  A cell named by two accepted hypotheses keeps the first in the registry's order.  A hypothesis rejected for a data set names nothing there."""
+    0.1).  A cell named by two accepted hypotheses keeps the first in the registry's order.  A hypothesis rejected for
+    a data set names nothing there."""
     from .registry import registered
 
     order = {h: i for i, h in enumerate(registered())}
