@@ -286,6 +286,146 @@ def test_committed_repetitions_are_the_registered_protocol():
     assert cells <= have
 
 
+def test_committed_kdd_repetitions_are_the_registered_protocol():
+    """The committed ``kdd_repeated_cv.csv`` is the command's ``kdd-cv`` output at the registered scale: every cell of
+    Table 2 and Figure 3 (the full profile's epsilons), 10 folds per repetition, the paper's noise runs per fold; and
+    the repetitions' samples differ (their non-private fold errors are not one repetition's)."""
+    from dpkernels.report import REPO_ROOT
+
+    cv = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "kdd_repeated_cv.csv")
+    assert set(cv.dataset) == {"kddcup99"}
+    assert cv.repeat.nunique() == V.REGISTERED.cv_repeats and (cv.groupby("repeat").fold.nunique() == 10).all()
+    private = cv.method != "non-private"
+    assert set(cv[private].n_runs) == {V.REGISTERED.cv_runs} and set(cv[~private].n_runs) == {1}
+    need = {(loss, m, float(e), round(float(x), 6) if x == x else -1.0)
+            for (loss, m), vals in E.PUBLISHED_TABLES["kddcup99"].items() for e in E.LAMBDA_EXPONENTS["kddcup99"]
+            for x in ([np.nan] if m == "non-private" else [0.1])}
+    need |= {(loss, m, float(E.CHOSEN_LAMBDA["kddcup99"][(loss, m)]), round(float(x), 6))
+             for (loss, m) in E.CHOSEN_LAMBDA["kddcup99"] if m != "non-private" for x in V.FIGURE_EPSILONS}
+    have = {(r.loss, r.method, float(r.log10_Lambda), round(float(r.epsilon), 6) if r.epsilon == r.epsilon else -1.0)
+            for r in cv.drop_duplicates(["loss", "method", "log10_Lambda", "epsilon"]).itertuples()}
+    assert need <= have
+    npr = cv[~private].pivot_table(index=["loss", "log10_Lambda", "fold"], columns="repeat", values="error")
+    assert npr.T.drop_duplicates().shape[0] == V.REGISTERED.cv_repeats  # a new sample and split per repetition
+
+
+def test_repeated_cv_draws_each_repetitions_data_at_its_own_seed(monkeypatch):
+    """KDDCup99's repetitions (``data`` a function of the seed): repetition r's rows are drawn at the seed its split
+    uses (:func:`variants._cv_split_seed`), repetition 0 at the notebook's; Adult's (a data set) split the same rows."""
+    drawn, used = [], []
+
+    def fake_protocol(data, req, n_runs, random_state, n_jobs, progress):
+        used.append((data, random_state))
+        return pd.DataFrame([{"loss": "logistic", "method": "objective", "log10_Lambda": -2.0, "epsilon": 0.1,
+                              "fold": 0, "error": 0.1}])
+
+    def draw(s):
+        drawn.append(s)
+        return f"sample {s}"
+
+    monkeypatch.setattr(V, "run_protocol", fake_protocol)
+    out = V.repeated_cv(draw, "kddcup99", 4, 2011, 3)
+    seeds = [V._cv_split_seed(2011, r) for r in range(4)]
+    assert drawn == seeds and seeds[0] == 2011 and len(set(seeds)) == 4
+    # must fail: one sample for every repetition, or a sample at another seed than its split's
+    assert used == [(f"sample {s}", s) for s in seeds]
+    assert list(out.repeat) == [0, 1, 2, 3] and set(out.dataset) == {"kddcup99"}
+    used.clear()
+    V.repeated_cv("adult rows", "adult", 2, 2011, 3)
+    assert used == [("adult rows", s) for s in seeds[:2]]
+
+
+def test_repetitions_state_what_each_data_set_draws_anew():
+    runs, cv = _protocol_run(), _cv(0.0002)
+    assert "new split and noise each" in E.repeats_assumption(cv)
+    kdd = cv.assign(dataset="kddcup99")
+    assert "new 70,000-row sample of the file, split and noise each" in E.repeats_assumption(kdd)
+    with pytest.raises(ValueError, match="one data set"):
+        E.repeats_assumption(pd.concat([cv, kdd]))
+    out = E.with_repeated_cv(E.table_frame("adult", runs), cv, "adult")
+    assert out[out.source == "published"].note.str.endswith(E.REPEATS_NOTE["adult"]).all()
+
+
+def test_record_replication_records_the_match_under_the_data_sets_row():
+    from dpkernels.report import Checks
+
+    runs = _protocol_run()
+    own = (runs.groupby(["loss", "method", "log10_Lambda", "epsilon", "fold"], dropna=False).error
+           .agg(error="mean", n_runs="count").reset_index().assign(repeat=0, dataset="kddcup99"))
+    checks = Checks("chaudhuri2011")
+    rep = E.record_replication(checks, "kddcup99", runs, own, "kdd_repeated_cv.csv")
+    row = checks.rows[-1]
+    assert rep.cv is own and row["id"] == "kdd-repeats-match" and row["status"] == "holds"
+    assert row["claim"] == "Table 2 (repeated protocol)" and "70,000-row sample, split and noise" in row["check"]
+    # must fail: another repetition 0 is recorded as violated and leaves the run's folds
+    rep = E.record_replication(checks, "kddcup99", runs, own.assign(error=own.error + 1e-9), "kdd_repeated_cv.csv")
+    assert rep.cv is None and len(checks.rows) == 1 and checks.rows[-1]["status"] == "violated"
+    # no repetitions: no row
+    assert E.record_replication(checks, "kddcup99", runs, None, "kdd_repeated_cv.csv") == E.Replication()
+    assert len(checks.rows) == 1
+
+
+def _lc_rows(n_perms: int, seed: int = 0) -> pd.DataFrame:
+    """Learning-curve rows (as :func:`learning_curves` gives them) of two grids, one size, ``n_perms`` permutations:
+    3 noise runs per private point, one non-private run."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for grid in (-4.0, -3.5):
+        for p in range(n_perms):
+            rows += [{"size": 60000, "perm": p, "loss": "logistic", "epsilon": np.nan, "method": "non-private",
+                      "grid": grid, "run": 0, "error": float(rng.uniform(0.002, 0.004))}]
+            rows += [{"size": 60000, "perm": p, "loss": "logistic", "epsilon": eps, "method": m, "grid": grid, "run": r,
+                      "error": float(rng.uniform(0.005, 0.05))}
+                     for eps in (0.05, 0.01) for m in ("output", "objective") for r in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_more_permutations_replace_the_runs_only_when_they_begin_with_it():
+    from dpkernels.report import Checks
+
+    more = _lc_rows(8)
+    run = more[more.perm < 3]
+    perms = E.permutation_means(more)
+    assert len(perms) == 2 * 8 * 5 and set(perms[perms.method != "non-private"].n_runs) == {3}
+    assert E.first_permutations_match(run, perms) == (True, 30, 30)
+    # the frame from the permutation means is the frame from the rows (value = mean over runs; spread over permutations)
+    a, b = E.learning_curve_frame(more, -4.0), E.learning_curve_frame(perms, -4.0)
+    assert np.allclose(a.value, b.value, rtol=0, atol=1e-15) and np.allclose(a.se.fillna(-1), b.se.fillna(-1))
+    checks = Checks("chaudhuri2011")
+    assert E.record_permutations(checks, run, perms, "kdd_lc_permutations.csv") is perms
+    assert checks.rows[-1]["id"] == "kdd-lc-perms-match" and checks.rows[-1]["status"] == "holds"
+    rep = E.learning_curve_frame(perms, -4.0)
+    assert set(rep[rep.source == "reproduced"].n_runs) == {8}  # the comparison's replicates: 8 permutations
+    # must fail: one permutation mean off by 1e-12, another run's noise (another seed), or fewer runs per permutation
+    off = perms.assign(error=perms.error + np.where(perms.perm == 1, 1e-12, 0.0))
+    assert E.first_permutations_match(run, off)[0] is False
+    assert E.record_permutations(checks, run, off, "kdd_lc_permutations.csv") is None
+    assert checks.rows[-1]["status"] == "violated" and len(checks.rows) == 1
+    assert E.first_permutations_match(run, E.permutation_means(_lc_rows(8, seed=1)))[0] is False
+    fewer = E.permutation_means(more[more.run < 2])
+    assert E.first_permutations_match(run, fewer)[:2] == (False, 6)  # only the non-private means have as many runs
+    assert E.record_permutations(checks, run, None, "kdd_lc_permutations.csv") is None and len(checks.rows) == 1
+    # another profile's sizes: nothing to compare, skipped (not a violation, not a hold)
+    other = E.permutation_means(more.assign(size=15000))
+    assert E.record_permutations(checks, run, other, "kdd_lc_permutations.csv") is None
+    assert checks.rows[-1]["status"] == "skipped" and len(checks.rows) == 1
+
+
+def test_committed_lc_permutations_are_the_registered_protocol():
+    """The committed ``kdd_lc_permutations.csv`` is the command's ``kdd-lc`` output at the registered scale: the full
+    profile's sizes and noise runs, every candidate grid, ``lc_more_perms`` permutations per point."""
+    from dpkernels import profiles
+    from dpkernels.report import REPO_ROOT
+
+    P = profiles.load("chaudhuri2011", V.REGISTERED.lc_profile)
+    perms = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "kdd_lc_permutations.csv")
+    private = perms.method != "non-private"
+    assert set(perms[private]["size"]) == set(P["lc_sizes"]) and set(perms[private].n_runs) == {P["lc_runs"]}
+    assert set(perms.grid) == set(E.LC_GRIDS) and set(perms[private].epsilon) == set(E.LC_EPSILONS)
+    assert (perms.groupby(["size", "loss", "epsilon", "method", "grid"], dropna=False).perm.nunique()
+            == V.REGISTERED.lc_more_perms).all()
+
+
 def test_errata_c3_objective_pattern_is_what_figure_2_holds():
     """ERRATA C3's reading of the repeated protocol: on Figure 2, ours is above the published objective-perturbation
     curve at every eps_p <= 0.25 on both losses, and both curves agree at 0.5 (from the committed figure_2.csv)."""
@@ -305,6 +445,35 @@ def test_errata_c3_objective_pattern_is_what_figure_2_holds():
         assert (c["class"] != "inconclusive (too noisy)").all() and (c.df == 19).all()
         assert ((weak.reproduced - weak.published).abs() > weak.min_effect).all()
         assert (weak["class"] == "differs, unexplained").all()
+
+
+def test_errata_kdd_replicates_are_what_the_committed_tables_hold():
+    """ERRATA C4's and C9's reading of the KDD replicates, from the committed table_2.csv, figure_3.csv and
+    figure_4_5.csv: every comparison has 19 degrees of freedom; "too noisy" are exactly Table 2's output perturbation
+    at LR Lambda <= 10^-3.5 and Huber <= 10^-2.5, Figure 3's LR output point at 0.05 and Table 2's Huber objective at
+    10^-3.5 (and Figures 4-5's LR output point at 0.05, 60,000 rows); on Figures 4-5 every private point of ours is
+    above the published one and all the others differ."""
+    from dpkernels.report import REPO_ROOT
+
+    hyp = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "hypotheses.csv")
+    read = {n: compare_table(pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / f"{n}.csv"), hyp)
+            for n in ("table_2", "figure_3", "figure_4_5")}
+    assert all((c.df == 19).all() for c in read.values())
+    t2 = read["table_2"]
+    noisy = {(r.loss, r.method, float(r.log10_Lambda)) for r in t2[t2["class"] == "inconclusive (too noisy)"].itertuples()}
+    assert noisy == ({("logistic", "output", e) for e in (-9.0, -7.0, -5.0, -3.5)}
+                     | {("huber", "output", e) for e in (-9.0, -7.0, -5.0, -3.5, -3.0, -2.5)} | {("huber", "objective", -3.5)})
+    f3 = read["figure_3"]
+    assert {(r.loss, r.method, float(r.epsilon)) for r in f3[f3["class"] == "inconclusive (too noisy)"].itertuples()} == {
+        ("logistic", "output", 0.05)}
+    lc = read["figure_4_5"]
+    private = lc[lc.method != "non-private"]
+    assert len(private) == 24 and (private.reproduced > private.published).all()
+    rest = private[~((private.loss == "logistic") & (private.method == "output")
+                     & np.isclose(private.epsilon.astype(float), 0.05) & np.isclose(private["size"].astype(float), 60000))]
+    assert len(rest) == 23 and (rest["class"] == "differs, unexplained").all()
+    t2_lr3 = t2[(t2.loss == "logistic") & (t2.method == "objective") & np.isclose(t2.log10_Lambda.astype(float), -3.0)]
+    assert t2_lr3["class"].item() == "differs, unexplained" and abs(t2_lr3.reproduced.item() - 0.0118) < 0.005
 
 
 def test_repeated_protocol_keeps_the_frame_and_refuses_a_cell_it_lacks():
@@ -340,7 +509,7 @@ def test_first_repetition_matches_only_this_run():
 def test_replication_uses_the_repetitions_only_when_this_run_is_their_first():
     runs, cv = _protocol_run(), _cv(0.0002)
     own = (runs.groupby(["loss", "method", "log10_Lambda", "epsilon", "fold"], dropna=False).error
-           .agg(error="mean", n_runs="count").reset_index().assign(repeat=0))
+           .agg(error="mean", n_runs="count").reset_index().assign(repeat=0, dataset="adult"))
     first = pd.concat([own, cv[cv.repeat > 0].assign(n_runs=1)], ignore_index=True)
     rep, match = E.Replication.of_run(runs, first)
     assert match == (True, len(own), len(own)) and rep.cv is first and rep.unit == "repetitions"

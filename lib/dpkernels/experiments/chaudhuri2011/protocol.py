@@ -375,10 +375,18 @@ def figure_2_3_frame(dataset: str, df: pd.DataFrame | None, explanations: Explan
     return pd.concat([pub, rep], ignore_index=True)
 
 
-#: What a replicate of a published number is when the protocol is repeated (:func:`with_repeated_cv`).
-REPEATS_NOTE = ("replicate: one run of the protocol (10-fold cross-validation, the paper's noise runs per fold) with a "
-                "new split and new noise (the paper's number is one such run on nearly these rows; its spread across "
-                "repetitions is the spread of the published number)")
+#: What each repetition of the protocol draws anew, per data set (the variants command's ``adult-cv`` and ``kdd-cv``):
+#: Adult's rows are the paper's (nearly), KDDCup99's a 70,000-row sample of the file, as the paper's were.
+REPLICATE_DRAWS = {"adult": "new split and noise", "kddcup99": "new 70,000-row sample of the file, split and noise"}
+#: What a replicate of a published number is when the protocol is repeated (:func:`with_repeated_cv`), per data set.
+REPEATS_NOTE = {
+    "adult": ("replicate: one run of the protocol (10-fold cross-validation, the paper's noise runs per fold) with a "
+              "new split and new noise (the paper's number is one such run on nearly these rows; its spread across "
+              "repetitions is the spread of the published number)"),
+    "kddcup99": ("replicate: one run of the protocol (10-fold cross-validation, the paper's noise runs per fold) on a "
+                 "new 70,000-row sample of the file with a new split and new noise (the paper's number is one such run "
+                 "on its own sample; its spread across repetitions is the spread of the published number)"),
+}
 _CELL = ["loss", "method", "log10_Lambda", "epsilon"]
 
 
@@ -403,8 +411,17 @@ def repeated_cv_summary(cv: pd.DataFrame) -> pd.DataFrame:
 def repeats_assumption(cv: pd.DataFrame) -> str:
     """The spread assumed for published numbers compared through ``cv``'s repetitions (:func:`with_repeated_cv`)."""
     r = int(cv["repeat"].nunique())
-    return (f"published se = the sd of the means of our {r} repetitions of the protocol (new split and noise each; the "
+    draws = REPLICATE_DRAWS[_dataset_of(cv)]
+    return (f"published se = the sd of the means of our {r} repetitions of the protocol ({draws} each; the "
             f"published number one repetition); t with {r - 1} degrees of freedom")
+
+
+def _dataset_of(cv: pd.DataFrame) -> str:
+    """The one data set of repetitions ``cv`` (its ``dataset`` column; Adult when it has none)."""
+    names = set(cv["dataset"]) if "dataset" in cv else {"adult"}
+    if len(names) != 1:
+        raise ValueError(f"repetitions of one data set expected, got {sorted(map(str, names))}")
+    return names.pop()
 
 
 def first_repetition_matches(runs: pd.DataFrame, cv: pd.DataFrame) -> tuple[bool, int, int]:
@@ -454,7 +471,7 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
                          f"{missing.head(3).to_dict('records')} (rerun the variants command's adult-cv part)")
     pub, rep = hit & (out.source == "published").to_numpy(), hit & (out.source == "reproduced").to_numpy()
     out.loc[pub, "n_runs"] = 1
-    out.loc[pub, "note"] = out.loc[pub, "note"].astype(str) + "; " + REPEATS_NOTE
+    out.loc[pub, "note"] = out.loc[pub, "note"].astype(str) + "; " + REPEATS_NOTE[dataset]
     new = summ.reindex(cell[rep])
     for c in ("value", "se", "sd", "n_runs"):
         out.loc[rep, c] = new[c].to_numpy()
@@ -596,6 +613,34 @@ def learning_curves(data: Dataset, sizes: Sequence[int], grids: dict[float, tupl
     rows = [r for block in tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
                                 leave=False) for r in block]
     return pd.DataFrame(rows)
+
+
+#: Figures 4-5's privacy parameters, in the order the learning curves draw them.
+LC_EPSILONS = (0.05, 0.01)
+_PERM_KEYS = ["size", "perm", "loss", "epsilon", "method", "grid"]
+
+
+def permutation_means(lc: pd.DataFrame) -> pd.DataFrame:
+    """:func:`learning_curves`' rows as one row per (size, perm, loss, epsilon, method, grid): the permutation's mean
+    error over its runs and ``n_runs`` (what :func:`learning_curve_frame` needs: its numbers are means over the runs
+    of equally many runs per permutation, and its spread is that of the permutation means)."""
+    g = lc.groupby(_PERM_KEYS, dropna=False).error.agg(error="mean", n_runs="count").reset_index()
+    return g.assign(eps_key=_eps_key(g["epsilon"])).sort_values(["grid", "size", "loss", "method", "eps_key", "perm"]
+                                                               ).drop(columns="eps_key").reset_index(drop=True)
+
+
+def first_permutations_match(lc: pd.DataFrame, perms: pd.DataFrame) -> tuple[bool, int, int]:
+    """Whether the permutations ``perms`` (:func:`permutation_means` rows of more permutations, the variants command's
+    ``kdd-lc``) begin with this run's (``lc``: :func:`learning_curves`' rows): every permutation mean of this run has
+    its row in ``perms`` with as many runs, identical.  Returns (identical, means matched, means this run has)."""
+    keys = [k for k in _PERM_KEYS if k != "epsilon"] + ["eps_key"]
+    own = permutation_means(lc)
+    own = own.assign(eps_key=_eps_key(own["epsilon"])).set_index(keys)
+    theirs = perms.assign(eps_key=_eps_key(perms["epsilon"])).set_index(keys).reindex(own.index)
+    same_size = (own["n_runs"] == theirs["n_runs"]).to_numpy()
+    matched = int(same_size.sum())
+    same = bool(matched == len(own) and np.array_equal(own["error"].to_numpy(), theirs["error"].to_numpy()))
+    return same, matched, len(own)
 
 
 def learning_curve_frame(lc: pd.DataFrame | None, grid: float | None = None,

@@ -24,7 +24,7 @@ from dpkernels.report import Checks, Verdict, compare_table
 from dpkernels.verdicts import Outcome
 
 from .audits import AuditResult
-from .protocol import CHOSEN_LAMBDA, LAMBDA_EXPONENTS, RUNS_ASSUMPTION
+from .protocol import CHOSEN_LAMBDA, LAMBDA_EXPONENTS, RUNS_ASSUMPTION, Replication, first_permutations_match
 
 #: Smallest difference in error rate a comparison of two methods is meant to see (its power is stated against it).
 MIN_EFFECT = 0.01
@@ -234,6 +234,54 @@ def record_audit(checks: Checks, claim: str, res: AuditResult, id: str) -> Verdi
                       bound=res.epsilon, id=f"{id}-control",
                       detail="the same audit on a mechanism that is not eps-DP on this pair must refute it"),
     ])
+
+
+#: Per data set: the table the repetitions' match is recorded under, the check's id and what repetition 0 shares with
+#: the notebook's run.
+_REPLICATION_ROW = {"adult": ("Table 1", "adult-repeats-match", "split and noise"),
+                    "kddcup99": ("Table 2", "kdd-repeats-match", "70,000-row sample, split and noise")}
+
+
+def record_replication(checks: Checks, dataset: str, runs: pd.DataFrame, cv: pd.DataFrame | None,
+                       file: str) -> Replication:
+    """How ``dataset``'s published numbers of the error protocol are compared (:meth:`Replication.of_run`): through the
+    committed repetitions ``cv`` (read from ``file``) when this run (``runs``) is their repetition 0, else through the
+    run's folds; with ``cv``, one ``target`` row records whether the repetitions reproduce this run."""
+    replication, match = Replication.of_run(runs, cv)
+    if match is None:
+        return replication
+    same, compared, of = match
+    label, id_, shared = _REPLICATION_ROW[dataset]
+    checks.record(f"{label} (repeated protocol)", "the committed repetitions of the protocol reproduce this run "
+                  f"(repetition 0 is the notebook's {shared}; compared: the fold means of the cells this run has with as "
+                  "many noise runs per fold)",
+                  exact_outcome(same, f"{compared} of this run's {of} fold means compared"),
+                  kind="target", bound="identical", measured="identical" if same else "differ", id=id_,
+                  detail=f"{cv.repeat.nunique()} repetitions of the protocol ({file})")
+    return replication
+
+
+def record_permutations(checks: Checks, lc: pd.DataFrame, perms: pd.DataFrame | None, file: str) -> pd.DataFrame | None:
+    """Figures 4-5's replicates: the committed permutations ``perms`` (read from ``file``; more permutations of the
+    learning curves at this profile's sizes and runs) when their first permutations are this run's (``lc``,
+    :func:`first_permutations_match`), else None (compare through this run's permutations); with ``perms``, one
+    ``target`` row records the match, skipped when no permutation mean of this run has a counterpart (a profile with
+    other sizes or runs than the committed permutations')."""
+    if perms is None:
+        return None
+    same, matched, of = first_permutations_match(lc, perms)
+    if matched == 0:
+        checks.skip("Figures 4-5 (more permutations)", "the committed permutations of the learning curves begin with "
+                    "this run's", f"none of this run's {of} permutation means has a counterpart with as many runs in "
+                    f"{file} (this profile's sizes or runs are not the committed ones)", kind="target",
+                    id="kdd-lc-perms-match")
+        return None
+    checks.record("Figures 4-5 (more permutations)", "the committed permutations of the learning curves begin with "
+                  "this run's (the notebook's seed, sizes and runs; compared: every permutation mean of this run)",
+                  exact_outcome(same, f"{matched} of this run's {of} permutation means matched"),
+                  kind="target", bound="identical", measured="identical" if same else "differ", id="kdd-lc-perms-match",
+                  detail=f"{perms.perm.nunique()} permutations ({file})")
+    return perms if same else None
 
 
 def record_published(checks: Checks, claim: str, frame: pd.DataFrame, id: str, detail: str = "",

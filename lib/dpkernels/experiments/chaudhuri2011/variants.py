@@ -12,10 +12,15 @@ seed and folds), every hypothesis of that registry marked "(variants command)", 
 * ``kdd_readings_runs.csv``: per candidate reading, the reproduced rows of Table 2, Figure 3 and Figures 4-5 at the
   readings' smaller protocol and the Lambda grid its own non-private learning curve chose;
 * ``adult_repeated_cv.csv`` (not a hypothesis): repetitions of Adult's complete protocol with new splits and noise,
-  the replicates through which Table 1's and Figure 2's published numbers are compared (:func:`repeated_cv`).
+  the replicates through which Table 1's and Figure 2's published numbers are compared (:func:`repeated_cv`);
+* ``kdd_repeated_cv.csv`` (not a hypothesis): the same for KDDCup99's Table 2 and Figure 3 under the chosen reading,
+  each repetition on a new 70,000-row sample of the file (``--only kdd-cv``);
+* ``kdd_lc_permutations.csv`` (not a hypothesis): Figures 4-5's learning curves at the full profile's sizes with more
+  permutations, the replicates of their published points (:func:`lc_permutations`, ``--only kdd-lc``).
 
-All three are committed under ``paper_figures/chaudhuri2011/`` (``--out paper_figures/chaudhuri2011`` regenerates them;
-about an hour on 2 cores, and 20 minutes more for the Adult repetitions, ``--only adult-cv``) and read by
+All are committed under ``paper_figures/chaudhuri2011/`` (``--out paper_figures/chaudhuri2011`` regenerates them;
+about an hour on 2 cores for the hypotheses, and on 2 cores about 20 minutes for the Adult repetitions, 19 for the
+KDD repetitions and 7 for the permutations) and read by
 ``notebooks/chaudhuri2011.py``, which runs the tests (:func:`variant_hypotheses`) and copies the files into its own
 output.  What a replicate is in the hypotheses' tests: a cross-validation fold (its mean over the noise runs), a
 permutation (Figures 4-5) or an independent 70,000-row sample (K-subsets); the
@@ -29,7 +34,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +53,7 @@ from dpkernels.solvers.smooth import Design
 from .hypotheses import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test
 from .protocol import (
     CHOSEN_LAMBDA,
+    LC_EPSILONS,
     Request,
     LAMBDA_EXPONENTS,
     PUBLISHED_FIGURES_2_3,
@@ -58,6 +64,7 @@ from .protocol import (
     learning_curve_frame,
     learning_curves,
     objective_batch,
+    permutation_means,
     protocol_requests,
     run_protocol,
     table_frame,
@@ -78,7 +85,7 @@ from .registry import family_size, registered
 
 __all__ = ["RUN_COLUMNS", "Scale", "REGISTERED", "QUICK", "KAPPA_EXPONENTS", "C12_CURVATURES", "C13_EPSILONS", "FIGURE_EPSILONS",
            "ADULT_DELTA_LR", "C14_KDD_CELL", "calibration_n_runs", "lambda_selection_runs", "selected_lambda",
-           "published_cells", "cell_fold_means", "repeated_cv", "variant_hypotheses", "reading_frames", "load_committed", "main"]
+           "published_cells", "cell_fold_means", "repeated_cv", "lc_permutations", "variant_hypotheses", "reading_frames", "load_committed", "main"]
 
 LOSSES = ("logistic", "huber")
 
@@ -98,14 +105,16 @@ class Scale:
     lc_runs: int = 10
     kdd_rows: int = 70000
     rule_folds: int = 10  #: folds of the reading rule (Table 2's non-private column)
-    cv_repeats: int = 20  #: repetitions of Adult's protocol with new splits and noise (issue 28.1: more replicates)
+    cv_repeats: int = 20  #: repetitions of the protocol, new split and noise (KDDCup99: and sample) each (issue 28.1)
     cv_runs: int = 50  #: noise runs per fold in those repetitions (the paper's)
+    lc_more_perms: int = 20  #: permutations of Figures 4-5's learning curves (issue 28.1), at ``lc_profile``'s sizes
+    lc_profile: str = "full"  #: the notebook profile whose learning curves those permutations extend
 
 
 #: The sizes registered in ``registry.yaml``.
 REGISTERED = Scale()
 QUICK = Scale(folds=2, runs=2, samples=2, c12_folds=2, c12_runs=4, lc_rows=150000, lc_sizes=(15000,), lc_perms=2,
-              lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2)
+              lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2, lc_more_perms=3, lc_profile="quick")
 #: C11: the factors kappa = 10^k on Algorithm 2's Delta > 0 regulariser (k = 0 is ours).
 KAPPA_EXPONENTS = tuple(k / 2 for k in range(-4, 11) if k != 0)
 #: C12: the curvature constants of the Huber loss tried (ours: 1/(2h) = 1).
@@ -403,26 +412,49 @@ def _cv_split_seed(seed: int, repeat: int) -> int:
     return seed if repeat == 0 else int(np.random.default_rng([seed, repeat]).integers(2**31 - 1))
 
 
-def repeated_cv(data: Dataset, dataset: str, n_repeats: int, seed: int, n_runs: int,
+def repeated_cv(data: Dataset | Callable[[int], Dataset], dataset: str, n_repeats: int, seed: int, n_runs: int,
                 epsilons: Sequence[float] = FIGURE_EPSILONS, n_jobs: int = 1) -> pd.DataFrame:
     """Tables 1-2 and Figures 2-3 by ``n_repeats`` repetitions of the paper's protocol (10-fold cross-validation,
     ``n_runs`` noise runs per fold) with a new split and new noise each (:func:`run_protocol` at the seed
     :func:`_cv_split_seed` gives; the first repetition is the notebook's own run): one row per (loss, method, Lambda,
     epsilon, repeat, fold) with the fold's mean test error over its noise runs (the non-private error: its one fit)
-    and ``n_runs``.
+    and ``n_runs``.  ``data`` is the data set (Adult: every repetition splits the same rows) or a function of the
+    repetition's seed that draws it (KDDCup99: a new 70,000-row sample each under the chosen reading, :func:`kdd_data`).
 
     A replicate of a published number is one repetition's mean: the paper ran the protocol once on (nearly) these
-    rows, so its number is one draw of that mean, and the spread of the mean across repetitions (new splits, new
-    noise) is its spread under our protocol; the spread of the folds of one repetition is not (they share rows)."""
+    rows (KDDCup99: on one sample of the file), so its number is one draw of that mean, and the spread of the mean
+    across repetitions (new splits, new noise, and for KDDCup99 a new sample) is its spread under our protocol; the
+    spread of the folds of one repetition is not (they share rows)."""
     req = protocol_requests(dataset, LOSSES, 0.1, list(epsilons))
     keys = ["loss", "method", "log10_Lambda", "epsilon", "fold"]
     parts = []
     for r in tqdm(range(n_repeats), desc=f"{dataset} repetitions", mininterval=5):
-        df = run_protocol(data, req, n_runs, random_state=_cv_split_seed(seed, r), n_jobs=n_jobs, progress=False)
+        r_seed = _cv_split_seed(seed, r)
+        rows = data(r_seed) if callable(data) else data
+        df = run_protocol(rows, req, n_runs, random_state=r_seed, n_jobs=n_jobs, progress=False)
         g = df.groupby(keys, dropna=False).error.agg(error="mean", n_runs="count").reset_index()
         parts.append(g.assign(dataset=dataset, repeat=r))
     return pd.concat(parts, ignore_index=True)[["dataset", "loss", "method", "log10_Lambda", "epsilon", "repeat", "fold",
                                                 "error", "n_runs"]]
+
+
+def lc_permutations(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1) -> pd.DataFrame:
+    """Figures 4-5 with ``scale.lc_more_perms`` permutations: the notebook's learning curves (``scale.lc_profile``'s
+    rows, sizes and runs, every candidate grid, the non-private baseline first) with more permutations, as
+    :func:`permutation_means` rows.  Permutation p draws its parts and noise from (seed, size, p) alone, so the first
+    ones are the notebook's (checked there, row ``kdd-lc-perms-match``).
+
+    A replicate of a published point is one permutation: the paper's point is the mean of 5 permutations x 50 runs, its
+    spread that of a mean of 5 permutation means; 5 of ours leave the comparison 4 degrees of freedom."""
+    from dpkernels import profiles
+
+    P = profiles.load("chaudhuri2011", scale.lc_profile)
+    data = kdd_data(chosen, rows=P["lc_rows"], random_state=seed)
+    common = dict(n_perms=scale.lc_more_perms, random_state=seed, n_jobs=n_jobs)
+    nonprivate = learning_curves(data, P["lc_sizes"], LC_GRIDS, LOSSES, [], n_runs=1, **common)
+    private = learning_curves(data, P["lc_sizes"], LC_GRIDS, LOSSES, list(LC_EPSILONS), n_runs=P["lc_runs"],
+                              nonprivate_sizes=(), **common)
+    return permutation_means(pd.concat([nonprivate, private], ignore_index=True))
 
 
 def reading_side_by_side(seed: int, scale: Scale = REGISTERED, n_jobs: int = 1, progress: bool = True
@@ -443,7 +475,7 @@ def reading_side_by_side(seed: int, scale: Scale = REGISTERED, n_jobs: int = 1, 
         common = dict(n_perms=scale.lc_perms, random_state=seed, n_jobs=n_jobs, progress=False)
         nonpriv = learning_curves(data, scale.lc_sizes, LC_GRIDS, LOSSES, [], n_runs=1, **common)
         grid = float(rank_grids(nonpriv).grid.iloc[0])
-        priv = learning_curves(data, scale.lc_sizes, LC_GRIDS, LOSSES, [0.05, 0.01], n_runs=scale.lc_runs,
+        priv = learning_curves(data, scale.lc_sizes, LC_GRIDS, LOSSES, list(LC_EPSILONS), n_runs=scale.lc_runs,
                                nonprivate_sizes=(), **common)
         lc = learning_curve_frame(pd.concat([nonpriv, priv], ignore_index=True), grid)
         for name, frame in (("table_2", table_frame("kddcup99", df)), ("figure_3", figure_2_3_frame("kddcup99", df)),
@@ -626,12 +658,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="a smoke-test size (not the registered protocol)")
     ap.add_argument("--only", nargs="*", default=None,
-                    choices=("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv"),
+                    choices=("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv", "kdd-cv", "kdd-lc"),
                     help="run only these parts (the others' rows are kept from an earlier run in --out)")
     args = ap.parse_args(argv)
     scale = QUICK if args.quick else REGISTERED
     args.out.mkdir(parents=True, exist_ok=True)
-    parts = set(args.only or ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv"))
+    parts = set(args.only or ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv", "kdd-cv", "kdd-lc"))
     out = args.out / "registered_runs.csv"
     runs = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=RUN_COLUMNS)
 
@@ -649,10 +681,18 @@ def main(argv: list[str] | None = None) -> int:
     if "readings" in parts:
         side, chosen = reading_side_by_side(args.seed, scale, args.jobs)
         side.to_csv(args.out / "kdd_readings_runs.csv", index=False)
-    elif parts & {"kdd", "c11", "c14"}:  # the reading the KDD variants change
+    elif parts & {"kdd", "c11", "c14", "kdd-cv", "kdd-lc"}:  # the reading the KDD variants change
         sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=args.seed) for r in CANDIDATES}
         chosen = reading_from_label(rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds,
                                                                      random_state=args.seed, n_jobs=args.jobs)).reading.iloc[0])
+    if "kdd-cv" in parts:  # not a hypothesis: the replicates of Table 2's and Figure 3's published numbers
+        reading = chosen
+        repeated_cv(lambda s: kdd_data(reading, rows=scale.kdd_rows, random_state=s), "kddcup99", scale.cv_repeats,
+                    args.seed, scale.cv_runs, n_jobs=args.jobs).to_csv(args.out / "kdd_repeated_cv.csv", index=False)
+    if "kdd-lc" in parts:  # not a hypothesis: the replicates of Figures 4-5's published points
+        lc_permutations(chosen, args.seed, scale, args.jobs).to_csv(args.out / "kdd_lc_permutations.csv", index=False)
+    if parts <= {"kdd-cv", "kdd-lc"}:
+        return 0
     if "kdd" in parts:
         save(kdd_variant_runs(chosen, args.seed, scale, args.jobs), ["ours", "K-subsets", *VARIANTS])
     if "c11" in parts:
