@@ -472,6 +472,10 @@ def test_errata_kdd_replicates_are_what_the_committed_tables_hold():
     rest = private[~((private.loss == "logistic") & (private.method == "output")
                      & np.isclose(private.epsilon.astype(float), 0.05) & np.isclose(private["size"].astype(float), 60000))]
     assert len(rest) == 23 and (rest["class"] == "differs, unexplained").all()
+    # and none of those left "too noisy" would be decided by more replicates of ours (ERRATA C4, C9): the published
+    # number's own spread is the limit
+    noisy_all = pd.concat([c[c["class"] == "inconclusive (too noisy)"] for c in read.values()])
+    assert len(noisy_all) == 13 and (noisy_all.power_limit < 0.8).all()
     t2_lr3 = t2[(t2.loss == "logistic") & (t2.method == "objective") & np.isclose(t2.log10_Lambda.astype(float), -3.0)]
     assert t2_lr3["class"].item() == "differs, unexplained" and abs(t2_lr3.reproduced.item() - 0.0118) < 0.005
 

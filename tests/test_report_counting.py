@@ -134,6 +134,27 @@ def test_check_counts_refuses_unknown_kinds():
         check_counts(df)
 
 
+def test_power_limit_is_what_unlimited_replicates_of_ours_would_give():
+    """``power_limit``: the power against the minimum effect with our standard error 0 and the normal law, so it tells
+    a comparison that more of our replicates can decide (limit >= 0.8) from one the published number's own spread
+    keeps too noisy (limit < 0.8)."""
+    from dpkernels import verdicts
+
+    # published a mean of 5 runs, ours of 10: se_published = sd / sqrt(5)
+    t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.332, "n_runs": 5},
+                      {"dataset": "a", "source": "reproduced", "value": 0.333, "se": 0.0059, "sd": 0.0187, "n_runs": 10}])
+    row = compare_table(t, min_effect=0.05).iloc[0]
+    assert row["class"] == "inconclusive (too noisy)" and row["power"] < 0.8
+    assert row["power_limit"] == pytest.approx(verdicts.comparison_power(0.05, 0.0187 / 5**0.5))
+    assert row["power_limit"] > 0.95  # more of our runs would decide it
+    # must fail: a published number with a wide spread of its own stays blind whatever we run
+    wide = compare_table(t.assign(sd=[None, 0.3]), min_effect=0.05).iloc[0]
+    assert wide["power"] <= wide["power_limit"] < 0.2
+    # no minimum effect or no spread of ours: no limit to state
+    assert pd.isna(compare_table(t).iloc[0]["power_limit"])
+    assert pd.isna(compare_table(t.assign(se=[None, None]), min_effect=0.05).iloc[0]["power_limit"])
+
+
 def test_the_t_of_a_published_number_uses_the_degrees_of_freedom_of_our_spread():
     # 10 folds: t = 4.2 differs as a z but not at 9 degrees of freedom (cut 4.09 at 0.0027 two-sided)
     t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.500, "n_runs": 10},

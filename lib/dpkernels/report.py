@@ -442,8 +442,10 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`; ``errata`` may name several
     candidates, ``X|Y``: the first accepted one explains).  Columns: the keys,
     ``published``, ``reproduced``, ``se_reproduced``, ``se_published``, ``z`` (the t statistic), ``df``, ``p_value``,
-    ``power`` (against ``min_effect``), ``min_effect``, ``class``, ``kind`` (:func:`number_kind`), ``candidate`` (the
-    ERRATA id named) and ``note``.
+    ``power`` (against ``min_effect``), ``power_limit`` (the power unlimited replicates of ours would give: our
+    standard error 0, the normal law; below 0.8 where the published number's own spread, not too few replicates of
+    ours, keeps the comparison from seeing the minimum effect), ``min_effect``, ``class``, ``kind``
+    (:func:`number_kind`), ``candidate`` (the ERRATA id named) and ``note``.
     """
     keys = [c for c in df.columns if c not in VALUE_COLUMNS]
     accepted = accepted_explanations(hypotheses)
@@ -491,11 +493,14 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
             if not note:
                 raise ValueError(f"class_override {override!r} at {keyd} needs its reason in 'note'")
             cls = override
+        limit = math.nan if me is None or not np.isfinite(se_r) else verdicts.comparison_power(me, se_p)
         rows.append({**keyd, "published": pv, "reproduced": rv, "se_reproduced": se_r, "se_published": se_p, "z": c.z,
-                     "df": c.df, "p_value": c.p_value, "power": c.power, "min_effect": c.min_effect, "class": cls,
-                     "kind": number_kind(keyd), "candidate": errata or "", "note": note})
+                     "df": c.df, "p_value": c.p_value, "power": c.power, "power_limit": limit,
+                     "min_effect": c.min_effect, "class": cls, "kind": number_kind(keyd), "candidate": errata or "",
+                     "note": note})
     return pd.DataFrame(rows, columns=keys + ["published", "reproduced", "se_reproduced", "se_published", "z", "df",
-                                              "p_value", "power", "min_effect", "class", "kind", "candidate", "note"])
+                                              "p_value", "power", "power_limit", "min_effect", "class", "kind",
+                                              "candidate", "note"])
 
 
 def stable_text(df: pd.DataFrame | pd.Series, digits: int = 3) -> str:
@@ -667,7 +672,9 @@ def build_report(root: Path | None = None) -> Path:
             "with the degrees of freedom of our spread (replicates - 1), at a two-sided false-positive rate of "
             f"{verdicts.ALPHA_COMPARE:g} per number: not significant and with power >= {verdicts.POWER_TARGET:g} against "
             "the stated minimum effect (the paper's, or ours where it states none): `agrees`; not significant but "
-            "underpowered: `inconclusive (too noisy)`, with its power; significant: `consistent with X` only when "
+            "underpowered: `inconclusive (too noisy)`, with its power and `power_limit` (the power with unlimited "
+            "replicates of ours: below the target, the published number's own spread is what keeps it too noisy); "
+            "significant: `consistent with X` only when "
             "hypothesis X, accepted by its own test with its power stated (`hypotheses.csv`), names the number, else "
             "`differs, unexplained`. Numbers a reading rule was chosen on are `fitted` (not agreements), timings from "
             "other machines `not comparable`, sizes and generator settings we set to match `input`. Agreements are "
