@@ -300,7 +300,8 @@ if kdd_text is not None:
                                                              n_jobs=P["n_jobs"], return_solutions=True)
     n_train["kddcup99"] = int(runs["kddcup99"].n_train.iloc[0])
     kdd_cv = E.load_committed("kdd_repeated_cv.csv", OUT)
-    replication["kddcup99"] = E.record_replication(checks, "kddcup99", runs["kddcup99"], kdd_cv, "kdd_repeated_cv.csv")
+    replication["kddcup99"] = E.record_replication(checks, "kddcup99", runs["kddcup99"], kdd_cv, "kdd_repeated_cv.csv",
+                                                   reading=chosen.label)
     checks.show_new()
 side = E.load_committed("kdd_readings_runs.csv", OUT)  # the readings side by side (C4)
 registered_runs = E.load_committed("registered_runs.csv", OUT)  # the variants' runs
@@ -476,13 +477,10 @@ E.comparison_view(figures["adult"], tested)
 # %%
 if kdd_text is not None:
     data = E.kdd_data(chosen, rows=P["lc_rows"], random_state=seed)
-    common = dict(n_perms=P["lc_perms"], random_state=seed, n_jobs=P["n_jobs"])
-    nonprivate = E.learning_curves(data, P["lc_sizes"], E.LC_GRIDS, LOSSES, [], n_runs=1, **common)  # the grid rule first
-    lc_ranking = E.rank_grids(nonprivate)
+    lc = E.figures_4_5_runs(data, P["lc_sizes"], P["lc_perms"], P["lc_runs"], LOSSES, random_state=seed,
+                            n_jobs=P["n_jobs"])
+    lc_ranking = E.rank_grids(lc[lc.method == "non-private"])  # the grid rule reads the non-private curves alone
     lc_grid = float(lc_ranking.grid.iloc[0])
-    private = E.learning_curves(data, P["lc_sizes"], E.LC_GRIDS, LOSSES, list(E.LC_EPSILONS), n_runs=P["lc_runs"],
-                                nonprivate_sizes=(), **common)
-    lc = pd.concat([nonprivate, private], ignore_index=True)
     del data
     print(f"grid of the chosen reading: five half-decades from 1e{lc_grid:g}")
     display(lc_ranking.round(4))

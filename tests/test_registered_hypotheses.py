@@ -346,6 +346,59 @@ def test_repetitions_state_what_each_data_set_draws_anew():
     assert out[out.source == "published"].note.str.endswith(E.REPEATS_NOTE["adult"]).all()
 
 
+def test_kdd_repetitions_carry_their_own_note_and_hint():
+    cell = {"loss": "logistic", "method": "objective", "log10_Lambda": -3.0, "epsilon": 0.1}
+    cv = pd.DataFrame([{"dataset": "kddcup99", **cell, "repeat": r, "fold": k, "error": 0.013 + 0.001 * r, "n_runs": 50}
+                       for r in range(3) for k in range(10)])
+    frame = E.table_frame("kddcup99", None)
+    out = E.with_repeated_cv(frame, cv, "kddcup99")
+    hit = (out.loss == "logistic") & (out.method == "objective") & np.isclose(out.log10_Lambda, -3.0)
+    assert out[hit].note.str.endswith(E.REPEATS_NOTE["kddcup99"]).all() and (out[hit].n_runs == 1).all()
+    assert not out[~hit].note.astype(str).str.contains("replicate:").any()
+    reproduced = pd.DataFrame([{**cell, "dataset": "kddcup99", "source": "reproduced", "value": 0.01, "n_runs": 10},
+                               {**cell, "log10_Lambda": -2.5, "dataset": "kddcup99", "source": "reproduced",
+                                "value": 0.01, "n_runs": 10}])
+    with pytest.raises(ValueError, match="kdd-cv part"):
+        E.with_repeated_cv(pd.concat([frame, reproduced], ignore_index=True), cv, "kddcup99")
+
+
+def test_lc_permutations_and_kdd_samples_run_the_notebooks_design(monkeypatch):
+    """``kdd-lc`` runs the profile's learning curves (its rows, sizes and runs) with the registered permutations,
+    through the notebook's own :func:`figures_4_5_runs` (non-private baseline first, at the smallest size, one run;
+    then the private curves at LC_EPSILONS with no baseline); ``kdd-cv`` draws each repetition's sample at its seed."""
+    from dpkernels import profiles
+    from dpkernels.experiments.chaudhuri2011 import readings as R
+
+    P = profiles.load("chaudhuri2011", V.REGISTERED.lc_profile)
+    seen = {}
+
+    def fake_runs(data, sizes, n_perms, n_runs, losses, *, random_state, n_jobs=1, progress=True):
+        seen.update(data=data, sizes=list(sizes), n_perms=n_perms, n_runs=n_runs, seed=random_state)
+        return _lc_rows(2)
+
+    monkeypatch.setattr(V, "kdd_data", lambda reading, rows, random_state: ("sample", reading, rows, random_state))
+    monkeypatch.setattr(V, "figures_4_5_runs", fake_runs)
+    out = V.lc_permutations("chosen", 2011, V.REGISTERED)
+    assert seen == {"data": ("sample", "chosen", P["lc_rows"], 2011), "sizes": list(P["lc_sizes"]),
+                    "n_perms": V.REGISTERED.lc_more_perms, "n_runs": P["lc_runs"], "seed": 2011}
+    assert out.equals(E.permutation_means(_lc_rows(2)))
+    assert V.kdd_samples("chosen", 70000)(1234) == ("sample", "chosen", 70000, 1234)
+
+    calls = []
+
+    def fake_curves(data, sizes, grids, losses, epsilons, n_perms, n_runs, **kw):
+        calls.append({"epsilons": list(epsilons), "n_runs": n_runs, "n_perms": n_perms, "grids": grids,
+                      "nonprivate_sizes": kw.get("nonprivate_sizes"), "seed": kw["random_state"]})
+        return pd.DataFrame({"method": ["non-private" if not epsilons else "output"]})
+
+    monkeypatch.setattr(R, "learning_curves", fake_curves)
+    lc = R.figures_4_5_runs("data", [60000, 70000], 20, 50, ("logistic",), random_state=7)
+    assert list(lc.method) == ["non-private", "output"]
+    assert calls == [{"epsilons": [], "n_runs": 1, "n_perms": 20, "grids": E.LC_GRIDS, "nonprivate_sizes": None, "seed": 7},
+                     {"epsilons": list(E.LC_EPSILONS), "n_runs": 50, "n_perms": 20, "grids": E.LC_GRIDS,
+                      "nonprivate_sizes": (), "seed": 7}]
+
+
 def test_record_replication_records_the_match_under_the_data_sets_row():
     from dpkernels.report import Checks
 
@@ -363,6 +416,14 @@ def test_record_replication_records_the_match_under_the_data_sets_row():
     # no repetitions: no row
     assert E.record_replication(checks, "kddcup99", runs, None, "kdd_repeated_cv.csv") == E.Replication()
     assert len(checks.rows) == 1
+    # the repetitions' reading: this run's is compared; another reading's (a smaller profile's rule can choose another)
+    # or none recorded is skipped and leaves the run's folds
+    named = own.assign(reading="attack, full file, max")
+    rep = E.record_replication(checks, "kddcup99", runs, named, "kdd_repeated_cv.csv", reading="attack, full file, max")
+    assert rep.cv is named and checks.rows[-1]["status"] == "holds"
+    for cv in (named, own):
+        rep = E.record_replication(checks, "kddcup99", runs, cv, "kdd_repeated_cv.csv", reading="attack, full file, project")
+        assert rep == E.Replication() and checks.rows[-1]["status"] == "skipped" and len(checks.rows) == 1
 
 
 def _lc_rows(n_perms: int, seed: int = 0) -> pd.DataFrame:
@@ -405,10 +466,13 @@ def test_more_permutations_replace_the_runs_only_when_they_begin_with_it():
     fewer = E.permutation_means(more[more.run < 2])
     assert E.first_permutations_match(run, fewer)[:2] == (False, 6)  # only the non-private means have as many runs
     assert E.record_permutations(checks, run, None, "kdd_lc_permutations.csv") is None and len(checks.rows) == 1
-    # another profile's sizes: nothing to compare, skipped (not a violation, not a hold)
-    other = E.permutation_means(more.assign(size=15000))
-    assert E.record_permutations(checks, run, other, "kdd_lc_permutations.csv") is None
-    assert checks.rows[-1]["status"] == "skipped" and len(checks.rows) == 1
+    # another profile's design (other sizes, or other runs per permutation): not this run's, skipped (neither a
+    # violation nor a hold)
+    for other in (E.permutation_means(more.assign(size=15000)), fewer):
+        assert not E.same_lc_design(run, other)
+        assert E.record_permutations(checks, run, other, "kdd_lc_permutations.csv") is None
+        assert checks.rows[-1]["status"] == "skipped" and len(checks.rows) == 1
+    assert E.same_lc_design(run, perms) and E.same_lc_design(run, off)
 
 
 def test_committed_lc_permutations_are_the_registered_protocol():
@@ -467,6 +531,9 @@ def test_errata_kdd_replicates_are_what_the_committed_tables_hold():
     assert {(r.loss, r.method, float(r.epsilon)) for r in f3[f3["class"] == "inconclusive (too noisy)"].itertuples()} == {
         ("logistic", "output", 0.05)}
     lc = read["figure_4_5"]
+    lc_noisy = lc[lc["class"] == "inconclusive (too noisy)"]
+    assert [(r.loss, r.method, float(r.epsilon), float(r.size)) for r in lc_noisy.itertuples()] == [
+        ("logistic", "output", 0.05, 60000.0)]
     private = lc[lc.method != "non-private"]
     assert len(private) == 24 and (private.reproduced > private.published).all()
     rest = private[~((private.loss == "logistic") & (private.method == "output")

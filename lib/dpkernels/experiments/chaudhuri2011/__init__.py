@@ -50,6 +50,7 @@ from .protocol import (
     LC_EPSILONS,
     permutation_means,
     first_permutations_match,
+    same_lc_design,
     kernel_experiment,
     Explanations,
 )
@@ -76,6 +77,7 @@ from .readings import (
     nonprivate_columns,
     rank_readings,
     rank_grids,
+    figures_4_5_runs,
 )
 from .hypotheses import (
     HYPOTHESIS_COLUMNS,
@@ -205,6 +207,7 @@ __all__ = [
     "LC_EPSILONS",
     "permutation_means",
     "first_permutations_match",
+    "same_lc_design",
     "kernel_experiment",
     "Explanations",
     "KDD_FULL_COUNTS",
@@ -229,6 +232,7 @@ __all__ = [
     "nonprivate_columns",
     "rank_readings",
     "rank_grids",
+    "figures_4_5_runs",
     "HYPOTHESIS_COLUMNS",
     "KDD_PAPER_ROWS",
     "shared_draws_output",

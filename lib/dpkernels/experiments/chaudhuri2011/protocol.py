@@ -468,7 +468,8 @@ def with_repeated_cv(frame: pd.DataFrame, cv: pd.DataFrame | None, dataset: str)
     if not hit[(out.source == "reproduced").to_numpy()].all():
         missing = out[(out.source == "reproduced").to_numpy() & ~hit][keys + ["epsilon"]]
         raise ValueError(f"{len(missing)} reproduced rows have no cell in the repetitions: "
-                         f"{missing.head(3).to_dict('records')} (rerun the variants command's adult-cv part)")
+                         f"{missing.head(3).to_dict('records')} (rerun the variants command's "
+                         f"{'adult-cv' if dataset == 'adult' else 'kdd-cv'} part)")
     pub, rep = hit & (out.source == "published").to_numpy(), hit & (out.source == "reproduced").to_numpy()
     out.loc[pub, "n_runs"] = 1
     out.loc[pub, "note"] = out.loc[pub, "note"].astype(str) + "; " + REPEATS_NOTE[dataset]
@@ -641,6 +642,16 @@ def first_permutations_match(lc: pd.DataFrame, perms: pd.DataFrame) -> tuple[boo
     matched = int(same_size.sum())
     same = bool(matched == len(own) and np.array_equal(own["error"].to_numpy(), theirs["error"].to_numpy()))
     return same, matched, len(own)
+
+
+def same_lc_design(lc: pd.DataFrame, perms: pd.DataFrame) -> bool:
+    """Whether the permutations ``perms`` (:func:`permutation_means` rows) ran this run's design (``lc``:
+    :func:`learning_curves`' rows): the same part sizes, and as many runs per permutation, private and non-private."""
+    def design(frame: pd.DataFrame) -> set[tuple[float, bool, int]]:
+        private = (frame["method"] != "non-private").to_numpy()
+        return set(zip(frame["size"].astype(float), private, frame["n_runs"].astype(int)))
+
+    return design(permutation_means(lc)) == design(perms)
 
 
 def learning_curve_frame(lc: pd.DataFrame | None, grid: float | None = None,

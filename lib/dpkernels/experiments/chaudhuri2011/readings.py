@@ -54,10 +54,12 @@ from dpkernels.datasets import (
 
 from .protocol import (
     LAMBDA_EXPONENTS,
+    LC_EPSILONS,
     PUBLISHED_FIGURES_4_5_NONPRIVATE,
     PUBLISHED_N_RUNS,
     PUBLISHED_TABLES,
     Request,
+    learning_curves,
     run_protocol,
     summarise,
 )
@@ -68,7 +70,7 @@ __all__ = [
     "KDD_FULL_COUNTS", "VARIANTS", "KDD_FULL_FILE_MAXIMA", "KDD_FULL_DISTINCT", "KDD_PAPER_COLUMNS", "KDDReading",
     "READINGS", "TEXT_READING", "CANDIDATES", "READING_RULE", "LC_GRIDS", "GRID_RULE",
     "reading_from_label", "stratified_counts", "kdd_data", "chaudhuri_data", "nonprivate_columns", "rank_readings",
-    "rank_grids",
+    "rank_grids", "figures_4_5_runs",
 ]
 
 #: Connections per label in the full KDD Cup 1999 training file (4,898,431 rows, 80.1% attacks: scikit-learn's
@@ -312,6 +314,20 @@ def rank_readings(columns: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows).sort_values(["agree", "sum_z2"], ascending=[False, True], kind="stable")
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out.reset_index(drop=True)
+
+
+def figures_4_5_runs(data: Dataset, sizes: Sequence[int], n_perms: int, n_runs: int, losses: Sequence[str], *,
+                     random_state: int, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
+    """Figures 4-5's runs, as the notebook and the variants command's ``kdd-lc`` make them: every candidate grid of
+    :data:`LC_GRIDS`, the non-private baseline first (the smallest size, one run: what :func:`rank_grids` reads), then
+    the private learning curves at :data:`~.protocol.LC_EPSILONS` with ``n_runs`` noise runs per permutation
+    (:func:`~.protocol.learning_curves`, whose permutation p draws its parts and noise from (random_state, size, p)
+    alone)."""
+    common = dict(n_perms=n_perms, random_state=random_state, n_jobs=n_jobs, progress=progress)
+    nonprivate = learning_curves(data, sizes, LC_GRIDS, losses, [], n_runs=1, **common)
+    private = learning_curves(data, sizes, LC_GRIDS, losses, list(LC_EPSILONS), n_runs=n_runs, nonprivate_sizes=(),
+                              **common)
+    return pd.concat([nonprivate, private], ignore_index=True)
 
 
 def rank_grids(nonprivate: pd.DataFrame) -> pd.DataFrame:

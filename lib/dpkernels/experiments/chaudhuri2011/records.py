@@ -24,7 +24,8 @@ from dpkernels.report import Checks, Verdict, compare_table
 from dpkernels.verdicts import Outcome
 
 from .audits import AuditResult
-from .protocol import CHOSEN_LAMBDA, LAMBDA_EXPONENTS, RUNS_ASSUMPTION, Replication, first_permutations_match
+from .protocol import (CHOSEN_LAMBDA, LAMBDA_EXPONENTS, RUNS_ASSUMPTION, Replication, first_permutations_match,
+                       same_lc_design)
 
 #: Smallest difference in error rate a comparison of two methods is meant to see (its power is stated against it).
 MIN_EFFECT = 0.01
@@ -243,15 +244,24 @@ _REPLICATION_ROW = {"adult": ("Table 1", "adult-repeats-match", "split and noise
 
 
 def record_replication(checks: Checks, dataset: str, runs: pd.DataFrame, cv: pd.DataFrame | None,
-                       file: str) -> Replication:
+                       file: str, reading: str | None = None) -> Replication:
     """How ``dataset``'s published numbers of the error protocol are compared (:meth:`Replication.of_run`): through the
     committed repetitions ``cv`` (read from ``file``) when this run (``runs``) is their repetition 0, else through the
-    run's folds; with ``cv``, one ``target`` row records whether the repetitions reproduce this run."""
+    run's folds; with ``cv``, one ``target`` row records whether the repetitions reproduce this run.  ``reading``
+    (KDDCup99: the reading this run chose): repetitions of another reading (their ``reading`` column; a smaller
+    profile's rule can choose another) are not this run's, and the row is skipped (the run's folds are used)."""
+    label, id_, shared = _REPLICATION_ROW[dataset]
+    if cv is not None and reading is not None:
+        theirs = sorted(set(cv["reading"])) if "reading" in cv else []
+        if theirs != [reading]:
+            checks.skip(f"{label} (repeated protocol)", "the committed repetitions of the protocol reproduce this run",
+                        f"{file} ran under reading {', '.join(theirs) or '(none recorded)'}; this run chose {reading}",
+                        kind="target", id=id_)
+            return Replication()
     replication, match = Replication.of_run(runs, cv)
     if match is None:
         return replication
     same, compared, of = match
-    label, id_, shared = _REPLICATION_ROW[dataset]
     checks.record(f"{label} (repeated protocol)", "the committed repetitions of the protocol reproduce this run "
                   f"(repetition 0 is the notebook's {shared}; compared: the fold means of the cells this run has with as "
                   "many noise runs per fold)",
@@ -265,17 +275,16 @@ def record_permutations(checks: Checks, lc: pd.DataFrame, perms: pd.DataFrame | 
     """Figures 4-5's replicates: the committed permutations ``perms`` (read from ``file``; more permutations of the
     learning curves at this profile's sizes and runs) when their first permutations are this run's (``lc``,
     :func:`first_permutations_match`), else None (compare through this run's permutations); with ``perms``, one
-    ``target`` row records the match, skipped when no permutation mean of this run has a counterpart (a profile with
-    other sizes or runs than the committed permutations')."""
+    ``target`` row records the match, skipped when the committed permutations ran other sizes or other runs per
+    permutation than this run (another profile's: :func:`same_lc_design`)."""
     if perms is None:
         return None
-    same, matched, of = first_permutations_match(lc, perms)
-    if matched == 0:
+    if not same_lc_design(lc, perms):
         checks.skip("Figures 4-5 (more permutations)", "the committed permutations of the learning curves begin with "
-                    "this run's", f"none of this run's {of} permutation means has a counterpart with as many runs in "
-                    f"{file} (this profile's sizes or runs are not the committed ones)", kind="target",
-                    id="kdd-lc-perms-match")
+                    "this run's", f"{file} ran other sizes or noise runs per permutation than this run (another "
+                    "profile's)", kind="target", id="kdd-lc-perms-match")
         return None
+    same, matched, of = first_permutations_match(lc, perms)
     checks.record("Figures 4-5 (more permutations)", "the committed permutations of the learning curves begin with "
                   "this run's (the notebook's seed, sizes and runs; compared: every permutation mean of this run)",
                   exact_outcome(same, f"{matched} of this run's {of} permutation means matched"),

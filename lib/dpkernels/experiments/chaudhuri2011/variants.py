@@ -13,8 +13,8 @@ seed and folds), every hypothesis of that registry marked "(variants command)", 
   readings' smaller protocol and the Lambda grid its own non-private learning curve chose;
 * ``adult_repeated_cv.csv`` (not a hypothesis): repetitions of Adult's complete protocol with new splits and noise,
   the replicates through which Table 1's and Figure 2's published numbers are compared (:func:`repeated_cv`);
-* ``kdd_repeated_cv.csv`` (not a hypothesis): the same for KDDCup99's Table 2 and Figure 3 under the chosen reading,
-  each repetition on a new 70,000-row sample of the file (``--only kdd-cv``);
+* ``kdd_repeated_cv.csv`` (not a hypothesis): the same for KDDCup99's Table 2 and Figure 3 under the chosen reading
+  (column ``reading``), each repetition on a new 70,000-row sample of the file (``--only kdd-cv``);
 * ``kdd_lc_permutations.csv`` (not a hypothesis): Figures 4-5's learning curves at the full profile's sizes with more
   permutations, the replicates of their published points (:func:`lc_permutations`, ``--only kdd-lc``).
 
@@ -76,6 +76,7 @@ from .readings import (
     VARIANTS,
     KDDReading,
     chaudhuri_data,
+    figures_4_5_runs,
     kdd_data,
     nonprivate_columns,
     rank_grids,
@@ -85,7 +86,7 @@ from .registry import family_size, registered
 
 __all__ = ["RUN_COLUMNS", "Scale", "REGISTERED", "QUICK", "KAPPA_EXPONENTS", "C12_CURVATURES", "C13_EPSILONS", "FIGURE_EPSILONS",
            "ADULT_DELTA_LR", "C14_KDD_CELL", "calibration_n_runs", "lambda_selection_runs", "selected_lambda",
-           "published_cells", "cell_fold_means", "repeated_cv", "lc_permutations", "variant_hypotheses", "reading_frames", "load_committed", "main"]
+           "published_cells", "cell_fold_means", "repeated_cv", "kdd_samples", "lc_permutations", "variant_hypotheses", "reading_frames", "load_committed", "main"]
 
 LOSSES = ("logistic", "huber")
 
@@ -450,11 +451,13 @@ def lc_permutations(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_
 
     P = profiles.load("chaudhuri2011", scale.lc_profile)
     data = kdd_data(chosen, rows=P["lc_rows"], random_state=seed)
-    common = dict(n_perms=scale.lc_more_perms, random_state=seed, n_jobs=n_jobs)
-    nonprivate = learning_curves(data, P["lc_sizes"], LC_GRIDS, LOSSES, [], n_runs=1, **common)
-    private = learning_curves(data, P["lc_sizes"], LC_GRIDS, LOSSES, list(LC_EPSILONS), n_runs=P["lc_runs"],
-                              nonprivate_sizes=(), **common)
-    return permutation_means(pd.concat([nonprivate, private], ignore_index=True))
+    return permutation_means(figures_4_5_runs(data, P["lc_sizes"], scale.lc_more_perms, P["lc_runs"], LOSSES,
+                                              random_state=seed, n_jobs=n_jobs))
+
+
+def kdd_samples(reading: KDDReading, rows: int) -> Callable[[int], Dataset]:
+    """The data of KDDCup99's repetitions (:func:`repeated_cv`): the seed's ``rows``-row sample under ``reading``."""
+    return lambda seed: kdd_data(reading, rows=rows, random_state=seed)
 
 
 def reading_side_by_side(seed: int, scale: Scale = REGISTERED, n_jobs: int = 1, progress: bool = True
@@ -644,6 +647,12 @@ def _calibration_n_rows(runs: pd.DataFrame, bound: float, scope: str, n_sim: int
 # ----------------------------------------------------------------------------------------------
 # the command
 # ----------------------------------------------------------------------------------------------
+#: The command's parts that run registered hypotheses (rows of registered_runs.csv, or the readings side by side) and
+#: those that run replicates of the published numbers (files of their own).
+HYPOTHESIS_PARTS = ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15")
+REPLICATE_PARTS = ("adult-cv", "kdd-cv", "kdd-lc")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command (module docstring)."""
     from dpkernels.report import REPO_ROOT
@@ -658,12 +667,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="a smoke-test size (not the registered protocol)")
     ap.add_argument("--only", nargs="*", default=None,
-                    choices=("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv", "kdd-cv", "kdd-lc"),
+                    choices=(*HYPOTHESIS_PARTS, *REPLICATE_PARTS),
                     help="run only these parts (the others' rows are kept from an earlier run in --out)")
     args = ap.parse_args(argv)
     scale = QUICK if args.quick else REGISTERED
     args.out.mkdir(parents=True, exist_ok=True)
-    parts = set(args.only or ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "adult-cv", "kdd-cv", "kdd-lc"))
+    parts = set(args.only or (*HYPOTHESIS_PARTS, *REPLICATE_PARTS))
     out = args.out / "registered_runs.csv"
     runs = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=RUN_COLUMNS)
 
@@ -675,8 +684,6 @@ def main(argv: list[str] | None = None) -> int:
     if "adult-cv" in parts:  # not a hypothesis: the replicates of Adult's published numbers
         repeated_cv(chaudhuri_data("adult"), "adult", scale.cv_repeats, args.seed, scale.cv_runs, n_jobs=args.jobs).to_csv(
             args.out / "adult_repeated_cv.csv", index=False)
-        if parts == {"adult-cv"}:
-            return 0
     chosen = None
     if "readings" in parts:
         side, chosen = reading_side_by_side(args.seed, scale, args.jobs)
@@ -686,12 +693,13 @@ def main(argv: list[str] | None = None) -> int:
         chosen = reading_from_label(rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds,
                                                                      random_state=args.seed, n_jobs=args.jobs)).reading.iloc[0])
     if "kdd-cv" in parts:  # not a hypothesis: the replicates of Table 2's and Figure 3's published numbers
-        reading = chosen
-        repeated_cv(lambda s: kdd_data(reading, rows=scale.kdd_rows, random_state=s), "kddcup99", scale.cv_repeats,
-                    args.seed, scale.cv_runs, n_jobs=args.jobs).to_csv(args.out / "kdd_repeated_cv.csv", index=False)
+        cv = repeated_cv(kdd_samples(chosen, scale.kdd_rows), "kddcup99", scale.cv_repeats, args.seed, scale.cv_runs,
+                         n_jobs=args.jobs)
+        cv.insert(1, "reading", chosen.label)
+        cv.to_csv(args.out / "kdd_repeated_cv.csv", index=False)
     if "kdd-lc" in parts:  # not a hypothesis: the replicates of Figures 4-5's published points
         lc_permutations(chosen, args.seed, scale, args.jobs).to_csv(args.out / "kdd_lc_permutations.csv", index=False)
-    if parts <= {"kdd-cv", "kdd-lc"}:
+    if not parts.intersection(HYPOTHESIS_PARTS):  # only replicates were asked for: registered_runs.csv is left as it is
         return 0
     if "kdd" in parts:
         save(kdd_variant_runs(chosen, args.seed, scale, args.jobs), ["ours", "K-subsets", *VARIANTS])
