@@ -331,8 +331,9 @@ print("committed runs:", "kdd_readings_runs.csv" if side is not None else "no re
 #
 # **Every hypothesis is registered before it is run** (`registry.yaml` of `dpkernels.experiments.chaudhuri2011`: its
 # cell family, scope, test and the alternative its power is measured against); those not run are listed with the
-# reason and leave their numbers unexplained.  Those that need protocol runs of their own (the KDD variants K-*, the
-# samples of K-subsets, C11, C12, C13, A-row-max, C14, C15) were run once by `python -m dpkernels.experiments.chaudhuri2011`
+# reason and leave their numbers unexplained.  Those that need protocol runs of their own (the KDD variants K-*, on
+# Table 2 and Figure 3 and, as K-lc-*, on Figures 4-5; the samples of K-subsets, C11, C12, C13, A-row-max, C14, C15)
+# were run once by `python -m dpkernels.experiments.chaudhuri2011`
 # (committed `registered_runs.csv`); their tests run here (`E.variant_hypotheses`): the joint mean test of the cells a
 # hypothesis bears on against its law over the replicates, the published number the mean of the paper's 10 folds,
 # with the false acceptance measured on published vectors drawn from the chosen reading's law at the same protocol.

@@ -57,6 +57,8 @@ from .protocol import (
     Request,
     LAMBDA_EXPONENTS,
     PUBLISHED_FIGURES_2_3,
+    PUBLISHED_FIGURES_4_5,
+    PUBLISHED_FIGURES_4_5_SIZES,
     PUBLISHED_N_RUNS,
     PUBLISHED_TABLES,
     _errors,
@@ -86,7 +88,7 @@ from .registry import family_size, registered
 
 __all__ = ["RUN_COLUMNS", "Scale", "REGISTERED", "QUICK", "KAPPA_EXPONENTS", "C12_CURVATURES", "C13_EPSILONS", "FIGURE_EPSILONS",
            "ADULT_DELTA_LR", "C14_KDD_CELL", "calibration_n_runs", "lambda_selection_runs", "selected_lambda",
-           "published_cells", "cell_fold_means", "repeated_cv", "kdd_samples", "lc_permutations", "variant_hypotheses", "reading_frames", "load_committed", "main"]
+           "published_cells", "cell_fold_means", "repeated_cv", "kdd_samples", "lc_permutations", "LC_VARIANTS", "lc_variant_runs", "variant_hypotheses", "reading_frames", "load_committed", "main"]
 
 LOSSES = ("logistic", "huber")
 
@@ -455,6 +457,46 @@ def lc_permutations(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_
                                               random_state=seed, n_jobs=n_jobs))
 
 
+#: K-lc-* (``registry.yaml``): the KDD variants run on Figures 4-5, hypothesis -> the variant of the chosen reading.
+LC_VARIANTS = {"K-lc-scale-file": "K-scale-file", "K-lc-log-bytes": "K-log-bytes", "K-lc-replace": "K-replace",
+               "K-lc-119": "K-119", "K-lc-implementations": "K-implementations"}
+
+
+def _lc_cells(lc: pd.DataFrame) -> pd.DataFrame:
+    """Figures 4-5's private points of learning-curve runs at their chosen grid as :data:`RUN_COLUMNS`' cells, one row
+    per permutation (``replicate``), with the published point of that size."""
+    m = permutation_means(lc[lc.method != "non-private"])
+    if m["size"].nunique() != 1:
+        raise ValueError("one part size per run: the cells have no size key")
+    published = [PUBLISHED_FIGURES_4_5[(r.loss, r.epsilon, r.method)][PUBLISHED_FIGURES_4_5_SIZES.index(int(r.size))]
+                 if int(r.size) in PUBLISHED_FIGURES_4_5_SIZES else math.nan for r in m.itertuples()]  # NaN: --quick
+    return pd.DataFrame({"table": "figure_4_5", "loss": m["loss"], "method": m["method"], "log10_Lambda": math.nan,
+                         "epsilon": m["epsilon"].astype(float), "replicate": m["perm"], "error": m["error"],
+                         "published": published})
+
+
+def lc_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
+                    progress: bool = True) -> pd.DataFrame:
+    """K-lc-*'s runs (``registry.yaml``): per hypothesis, the variant of the chosen reading (arm ``variant``) and the
+    chosen reading (arm ``ours``), Figures 4-5's private points at the readings side by side's protocol
+    (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the notebook's seed), each
+    arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private curves; replicate = the
+    permutation."""
+    def run(reading: KDDReading) -> pd.DataFrame:
+        data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
+        lc = figures_4_5_runs(data, scale.lc_sizes, scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
+                              n_jobs=n_jobs, progress=False)
+        grid = float(rank_grids(lc[lc.method == "non-private"]).grid.iloc[0])
+        return _lc_cells(lc[np.isclose(lc.grid, grid)])
+
+    ours = run(chosen)
+    parts = []
+    for hid, v in tqdm(LC_VARIANTS.items(), desc="K-lc variants", disable=not progress):
+        parts += [_tag(ours, hid, "ours", "kddcup99"), _tag(run(dataclasses.replace(chosen, variant=v)), hid, "variant",
+                                                           "kddcup99")]
+    return pd.concat(parts, ignore_index=True)
+
+
 def kdd_samples(reading: KDDReading, rows: int) -> Callable[[int], Dataset]:
     """The data of KDDCup99's repetitions (:func:`repeated_cv`): the seed's ``rows``-row sample under ``reading``."""
     return lambda seed: kdd_data(reading, rows=rows, random_state=seed)
@@ -517,8 +559,8 @@ def load_committed(name: str, out: Path | None = None) -> pd.DataFrame | None:
 # ----------------------------------------------------------------------------------------------
 def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """(published vector, replicates x cells matrix, cell keys) of one arm's runs."""
-    r = runs.assign(eps_key=runs.epsilon.fillna(-1.0).round(6))
-    keys = ["table", "loss", "method", "log10_Lambda", "eps_key"]
+    r = runs.assign(eps_key=runs.epsilon.fillna(-1.0).round(6), lam_key=runs.log10_Lambda.astype(float).fillna(-99.0))
+    keys = ["table", "loss", "method", "lam_key", "eps_key"]  # Figures 4-5's cells have no Lambda (NaN)
     piv = r.pivot_table(index="replicate", columns=keys, values="error", aggfunc="mean")
     pub = r.groupby(keys).published.first().reindex(piv.columns)
     return pub.to_numpy(float), piv.to_numpy(float), list(piv.columns)
@@ -588,20 +630,29 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                                                       n_sim=n_sim, random_state=random_state)))
             else:
                 base = runs[(runs.hypothesis == "ours") & (runs.dataset == dataset)] if ours.empty else ours
-                P0, M0, _ = _matrix(base)
+                P0, M0, cells0 = _matrix(base)
                 P, M, cells = _matrix(g[g.arm == "variant"])
+                lacking = [c for c in cells0 if c not in cells]
+                if lacking:  # the variant releases nothing there: tested on the cells both have, and said so
+                    keep0 = [cells0.index(c) for c in cells0 if c in cells]
+                    P0, M0 = P0[keep0], M0[:, keep0]
+                    note = ("; the variant releases nothing at " + ", ".join(f"{c[1]} {c[2]} eps {c[4]:g}" for c in lacking)
+                            + " (where the paper shows a number; tested on the others)")
+                if cells != [c for c in cells0 if c in cells]:
+                    raise ValueError(f"{hid}: the variant has cells ours lacks")
                 if hid == "K-minmax" and np.array_equal(M, M0):
                     rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False,
                                      "void: the variant gives our numbers exactly", 1.0, scope))
                     continue
-                arms = [("variant", joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
+                n_published = PUBLISHED_N_RUNS["permutations" if hid in LC_VARIANTS else "folds"]
+                arms = [("variant", joint_mean_test(P, M, n_published=n_published, alternative=M0,
                                                     n_sim=n_sim, random_state=random_state))]
             best = max(arms, key=lambda a: a[1]["p_value"])
             fa = min(1.0, sum(a[1]["false_acceptance"] for a in arms))
             not_rejected = best[1]["p_value"] >= ALPHA_HYPOTHESIS
             per_arm = "; ".join(f"{a}: T = {j['T']:.1f} (95% point {j['critical']:.1f}), p = {j['p_value']:.3f}, "
                                 f"false acceptance {j['false_acceptance']:.3f}" for a, j in arms)
-            replicates = "samples" if hid == "K-subsets" else "folds"
+            replicates = "samples" if hid == "K-subsets" else "permutations" if hid in LC_VARIANTS else "folds"
             test = (f"joint mean test of {best[1]['cells']} published numbers against the "
                     f"{'law of 70,000-row samples' if hid == 'K-subsets' else 'variant'} over {best[1]['sets']} "
                     f"{replicates} (Ledoit-Wolf correlation, parametric bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} "
@@ -649,7 +700,7 @@ def _calibration_n_rows(runs: pd.DataFrame, bound: float, scope: str, n_sim: int
 # ----------------------------------------------------------------------------------------------
 #: The command's parts that run registered hypotheses (rows of registered_runs.csv, or the readings side by side) and
 #: those that run replicates of the published numbers (files of their own).
-HYPOTHESIS_PARTS = ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15")
+HYPOTHESIS_PARTS = ("readings", "kdd", "c11", "c12", "c13", "adult", "c14", "c15", "kdd-lc-variants")
 REPLICATE_PARTS = ("adult-cv", "kdd-cv", "kdd-lc")
 
 
@@ -688,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
     if "readings" in parts:
         side, chosen = reading_side_by_side(args.seed, scale, args.jobs)
         side.to_csv(args.out / "kdd_readings_runs.csv", index=False)
-    elif parts & {"kdd", "c11", "c14", "kdd-cv", "kdd-lc"}:  # the reading the KDD variants change
+    elif parts & {"kdd", "c11", "c14", "kdd-cv", "kdd-lc", "kdd-lc-variants"}:  # the reading the KDD variants change
         sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=args.seed) for r in CANDIDATES}
         chosen = reading_from_label(rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds,
                                                                      random_state=args.seed, n_jobs=args.jobs)).reading.iloc[0])
@@ -718,5 +769,7 @@ def main(argv: list[str] | None = None) -> int:
         save(calibration_n_runs(chosen, args.seed, scale, args.jobs), ["C14"])
     if "c15" in parts:
         save(lambda_selection_runs(chaudhuri_data("adult"), args.seed, scale, args.jobs), ["C15"])
+    if "kdd-lc-variants" in parts:
+        save(lc_variant_runs(chosen, args.seed, scale, args.jobs), list(LC_VARIANTS))
     print(f"wrote {out} ({len(runs)} rows" + (f"; chosen reading {chosen.label})" if chosen else ")"))
     return 0
