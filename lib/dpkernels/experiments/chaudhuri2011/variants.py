@@ -457,7 +457,8 @@ def lc_permutations(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_
                                               random_state=seed, n_jobs=n_jobs))
 
 
-#: K-lc-* (``registry.yaml``): the KDD variants run on Figures 4-5, hypothesis -> the variant of the chosen reading.
+#: ``K-lc-*`` (``registry.yaml``): the KDD variants run on Figures 4-5, hypothesis -> the variant of the chosen
+#: reading.
 LC_VARIANTS = {"K-lc-scale-file": "K-scale-file", "K-lc-log-bytes": "K-log-bytes", "K-lc-replace": "K-replace",
                "K-lc-119": "K-119", "K-lc-implementations": "K-implementations"}
 
@@ -477,11 +478,11 @@ def _lc_cells(lc: pd.DataFrame) -> pd.DataFrame:
 
 def lc_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
                     progress: bool = True) -> pd.DataFrame:
-    """K-lc-*'s runs (``registry.yaml``): per hypothesis, the variant of the chosen reading (arm ``variant``) and the
-    chosen reading (arm ``ours``), Figures 4-5's private points at the readings side by side's protocol
-    (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the notebook's seed), each
-    arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private curves; replicate = the
-    permutation."""
+    """The runs of ``K-lc-*`` (``registry.yaml``): per hypothesis, the variant of the chosen reading (arm
+    ``variant``) and the chosen reading (arm ``ours``), Figures 4-5's private points at the readings side by side's
+    protocol (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the notebook's
+    seed), each arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private curves;
+    replicate = the permutation."""
     def run(reading: KDDReading) -> pd.DataFrame:
         data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
         lc = figures_4_5_runs(data, scale.lc_sizes, scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
