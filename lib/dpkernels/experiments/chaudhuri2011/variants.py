@@ -53,7 +53,6 @@ from dpkernels.solvers.smooth import Design
 from .hypotheses import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test
 from .protocol import (
     CHOSEN_LAMBDA,
-    LC_EPSILONS,
     Request,
     LAMBDA_EXPONENTS,
     PUBLISHED_FIGURES_2_3,
@@ -64,7 +63,6 @@ from .protocol import (
     _errors,
     _fold_path,
     learning_curve_frame,
-    learning_curves,
     objective_batch,
     permutation_means,
     protocol_requests,
@@ -74,7 +72,6 @@ from .protocol import (
 )
 from .readings import (
     CANDIDATES,
-    LC_GRIDS,
     VARIANTS,
     KDDReading,
     chaudhuri_data,
@@ -484,10 +481,7 @@ def lc_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_
     seed), each arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private curves;
     replicate = the permutation."""
     def run(reading: KDDReading) -> pd.DataFrame:
-        data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
-        lc = figures_4_5_runs(data, scale.lc_sizes, scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
-                              n_jobs=n_jobs, progress=False)
-        grid = float(rank_grids(lc[lc.method == "non-private"]).grid.iloc[0])
+        lc, grid = _lc_at_own_grid(reading, seed, scale, n_jobs)
         return _lc_cells(lc[np.isclose(lc.grid, grid)])
 
     ours = run(chosen)
@@ -508,27 +502,36 @@ def reading_side_by_side(seed: int, scale: Scale = REGISTERED, n_jobs: int = 1, 
     """C4's side by side at the readings' smaller protocol: every candidate reading's Table 2 / Figure 3 at 5 folds x
     10 runs and Figures 4-5 at the smallest size (its own grid rule first), as reproduced rows (columns reading, frame,
     grid, and the frame's); and the reading the rule chooses (Table 2's non-private column, 10 folds)."""
-    sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=seed) for r in CANDIDATES}
-    ranking = rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds, random_state=seed,
-                                               n_jobs=n_jobs, progress=progress))
-    chosen = next(r for r in CANDIDATES if r.label == ranking.reading.iloc[0])
+    sets, chosen = _rule_choice(seed, scale, n_jobs, progress)
     req = protocol_requests("kddcup99", LOSSES, 0.1, list(FIGURE_EPSILONS))
     parts = []
     for r in tqdm(CANDIDATES, desc="readings side by side", disable=not progress):
         df = run_protocol(sets[r.label], req, scale.runs, folds_used=scale.folds, random_state=seed, n_jobs=n_jobs,
                           progress=False)
-        data = kdd_data(r, rows=scale.lc_rows, random_state=seed)
-        common = dict(n_perms=scale.lc_perms, random_state=seed, n_jobs=n_jobs, progress=False)
-        nonpriv = learning_curves(data, scale.lc_sizes, LC_GRIDS, LOSSES, [], n_runs=1, **common)
-        grid = float(rank_grids(nonpriv).grid.iloc[0])
-        priv = learning_curves(data, scale.lc_sizes, LC_GRIDS, LOSSES, list(LC_EPSILONS), n_runs=scale.lc_runs,
-                               nonprivate_sizes=(), **common)
-        lc = learning_curve_frame(pd.concat([nonpriv, priv], ignore_index=True), grid)
+        lc, grid = _lc_at_own_grid(r, seed, scale, n_jobs)
         for name, frame in (("table_2", table_frame("kddcup99", df)), ("figure_3", figure_2_3_frame("kddcup99", df)),
-                            ("figures_4_5", lc)):
+                            ("figures_4_5", learning_curve_frame(lc, grid))):
             parts.append(frame[frame.source == "reproduced"].assign(reading=r.label, frame=name, grid=grid))
-        del data
     return pd.concat(parts, ignore_index=True), chosen
+
+
+def _rule_choice(seed: int, scale: Scale, n_jobs: int, progress: bool = False) -> tuple[dict[str, Dataset], KDDReading]:
+    """Every candidate reading's 70,000-row sample at the notebook's seed, and the reading the rule chooses on them
+    (:data:`~.readings.READING_RULE`: Table 2's non-private column over ``scale.rule_folds`` folds)."""
+    sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=seed) for r in CANDIDATES}
+    ranking = rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds, random_state=seed,
+                                               n_jobs=n_jobs, progress=progress))
+    return sets, next(r for r in CANDIDATES if r.label == ranking.reading.iloc[0])
+
+
+def _lc_at_own_grid(reading: KDDReading, seed: int, scale: Scale, n_jobs: int) -> tuple[pd.DataFrame, float]:
+    """Figures 4-5's runs under ``reading`` at the readings' smaller protocol (``scale.lc_rows``, ``lc_sizes``,
+    ``lc_perms``, ``lc_runs``; :func:`figures_4_5_runs`) and the Lambda grid its own non-private curves choose
+    (:func:`rank_grids`)."""
+    data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
+    lc = figures_4_5_runs(data, scale.lc_sizes, scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
+                          n_jobs=n_jobs, progress=False)
+    return lc, float(rank_grids(lc[lc.method == "non-private"]).grid.iloc[0])
 
 
 def reading_frames(side: pd.DataFrame) -> dict[str, dict[str, pd.DataFrame]]:
@@ -709,8 +712,6 @@ def main(argv: list[str] | None = None) -> int:
     """The command (module docstring)."""
     from dpkernels.report import REPO_ROOT
 
-    from .readings import reading_from_label
-
     ap = argparse.ArgumentParser(prog="python -m dpkernels.experiments.chaudhuri2011",
                                  description="Run the registered hypotheses of Chaudhuri et al. (2011) that need runs of their own.")
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "registered" / "chaudhuri2011",
@@ -741,9 +742,7 @@ def main(argv: list[str] | None = None) -> int:
         side, chosen = reading_side_by_side(args.seed, scale, args.jobs)
         side.to_csv(args.out / "kdd_readings_runs.csv", index=False)
     elif parts & {"kdd", "c11", "c14", "kdd-cv", "kdd-lc", "kdd-lc-variants"}:  # the reading the KDD variants change
-        sets = {r.label: kdd_data(r, rows=scale.kdd_rows, random_state=args.seed) for r in CANDIDATES}
-        chosen = reading_from_label(rank_readings(nonprivate_columns(sets, LOSSES, folds_used=scale.rule_folds,
-                                                                     random_state=args.seed, n_jobs=args.jobs)).reading.iloc[0])
+        chosen = _rule_choice(args.seed, scale, args.jobs, progress=True)[1]
     if "kdd-cv" in parts:  # not a hypothesis: the replicates of Table 2's and Figure 3's published numbers
         cv = repeated_cv(kdd_samples(chosen, scale.kdd_rows), "kddcup99", scale.cv_repeats, args.seed, scale.cv_runs,
                          n_jobs=args.jobs)
