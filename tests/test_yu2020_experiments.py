@@ -91,7 +91,7 @@ def test_joint_test_accepts_only_a_variant_that_matches_and_differs_from_ours():
                           ("DP-SGD", 200): _spread(0.812), ("DP-SGD", 50): _spread(0.79)})
     good = _runs("Y1", {("DP-GD", 200): _spread(0.809), ("DP-SGD", 200): _spread(0.804)})
     rows = H.hypothesis_rows("Y1", ours, PUBLISHED_TABLE_2, pd.concat([ours, good])).set_index("dataset")
-    assert rows.loc["adult", "accepted"] and rows.loc["adult", "false_acceptance"] < 0.2 / 13
+    assert rows.loc["adult", "accepted"] and rows.loc["adult", "false_acceptance"] < 0.2 / 14
     assert rows.loc["adult", "scope"] == "method=DP-GD|DP-SGD"
     same = _runs("Y1", {("DP-GD", 200): _spread(0.817), ("DP-SGD", 200): _spread(0.812)})
     assert not H.hypothesis_rows("Y1", ours, PUBLISHED_TABLE_2, pd.concat([ours, same])).accepted.any()
@@ -124,7 +124,8 @@ def test_registry_and_variants_agree():
         methods, datasets = H.scope(h)
         assert methods and set(methods) <= set(E.METHODS) and set(datasets) <= {"adult", "kddcup99"}
     assert {h for h in reg if not H.needs_runs(h)} == {"Y8", "Y11", "Y15"}
-    assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 13
+    assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 14
+    assert R_registry.family_size("Y14") == sum(v["family"] == "amp" for v in reg.values()) == 4
     assert len(H.split_seeds(H.VARIANTS["Y12"])) == 8 and H.split_seeds(H.VARIANTS["Y12"])[0] == E.SPLIT_SEED + 1
 
 
@@ -310,3 +311,34 @@ def test_the_command_writes_the_runs_the_notebook_reads(adult, tmp_path):
     assert committed is not None, "paper_figures/yu2020/registered_runs.csv is missing"
     V.check_runs(committed, V.variant_configs(scale["hypotheses"], scale["datasets"], scale["grids"], scale["n_runs"],
                                               V.SEED))
+
+
+def test_combined_variants_apply_both_changes(adult, monkeypatch):
+    """Y16-Y18 combine Y13's scaled columns with a calibration: Y16 our AMP and output-SGD calibrations, Y17 Iyengar et
+    al.'s AMP constants (Y14's), Y18 Iyengar et al.'s gradient noise (Y7's).  Every run gets both changes; on Adult the
+    scaling leaves the rows exactly as they are (its numeric columns already have maximum 1), so the combinations
+    predict Adult's numbers as Y7 and Y14 alone do."""
+    assert H.variant_split(adult, H.VARIANTS["Y13"]) is not adult
+    np.testing.assert_array_equal(H.variant_split(adult, H.VARIANTS["Y17"]).X_train, adult.X_train)
+    np.testing.assert_array_equal(H.variant_split(adult, H.VARIANTS["Y18"]).X_test, adult.X_test)
+    X = np.array([[1.0, 0.0, 30.0], [0.0, 1.0, 5.0], [1.0, 0.0, 60.0]])
+    toy = E.Split("kddcup99", X[:2], np.array([1.0, -1.0]), X[2:], np.array([1.0]), {"numeric": 1, "rows": 3})
+    seen = {}
+
+    def spy(method, split, n_runs, rng, **kw):
+        seen[(kw["label"], method)] = (split, kw)
+        return pd.DataFrame(columns=["dataset", "method", "calibration"])
+
+    monkeypatch.setattr(E.protocol, "run_grid", spy)
+    monkeypatch.setattr(E.protocol, "_cached_split", lambda name, seed: toy)
+    grids = {"DP-GD": {"n_iter": [5], "learning_rate": [1.0]}, "DP-SGD": {"n_iter": [5], "learning_rate": [2.0]},
+             "AMP": {"data_norm": [1.0], "noise_fraction": [0.9], "out_fraction": [0.01]},
+             "Out-SGD": {"data_norm": [1.0], "learning_rate": [0.1], "n_passes": [5]}}
+    for h in ("Y16", "Y17", "Y18"):
+        for cfg in H.hypothesis_configs(h, ["kddcup99"], grids, 2, 7):
+            E.run_task(cfg)
+    assert sorted(seen) == [("Y16", "AMP"), ("Y16", "Out-SGD"), ("Y17", "AMP"), ("Y18", "DP-GD"), ("Y18", "DP-SGD")]
+    for (label, method), (split, kw) in seen.items():
+        np.testing.assert_allclose(split.X_train[:, -1], [0.5, 5.0 / 60.0])
+        want = {"Y16": "ours", "Y17": "iyengar_amp", "Y18": "iyengar"}[label]
+        assert kw["calibration"] == want, (label, method)

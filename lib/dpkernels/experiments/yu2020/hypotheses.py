@@ -84,6 +84,9 @@ VARIANTS: dict[str, Variant] = {
     "Y13": Variant(column_max=True),
     "Y14": Variant(noise="iyengar_amp"),
     "Y15": Variant(published_runs=10),
+    "Y16": Variant(column_max=True),
+    "Y17": Variant(noise="iyengar_amp", column_max=True),
+    "Y18": Variant(noise="iyengar", column_max=True),
 }
 
 
