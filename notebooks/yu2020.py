@@ -42,10 +42,11 @@
 #
 # **Profiles.**  The complete protocol (every grid point of the four methods on both sets, 20 runs each, about 500 CPU
 # seconds) runs in the `scale` profile (on `n_jobs` processes through `dpkernels.sweep`, resumable from its store).  The
-# registered hypotheses' variants over it cost about 1,900 CPU seconds more: like the Chaudhuri and Park notebooks',
+# registered hypotheses' variants over it cost about 2,300 CPU seconds more: like the Chaudhuri and Park notebooks',
 # they are run by a command of their own, `python -m dpkernels.experiments.yu2020 --out paper_figures/yu2020`, whose output
 # (`registered_runs.csv`) is committed and read here, checked against the profile's configurations (the `variants`
-# parameter of the profile; `"run"` runs them here instead).  The `full` profile runs DP-GD and DP-SGD at 20 runs
+# parameter of the profile; `"run"` runs them here instead); `--only Y16 Y17 Y18` runs only the named ones and keeps
+# the others' runs from the file.  The `full` profile runs DP-GD and DP-SGD at 20 runs
 # on $T \in \{50, 200\}$ (the published rates) and AMP and output-SGD at a sub-grid of the published one, with only the
 # hypotheses that re-read our runs; its tables say which grid they come from.
 

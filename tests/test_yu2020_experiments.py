@@ -342,3 +342,24 @@ def test_combined_variants_apply_both_changes(adult, monkeypatch):
         np.testing.assert_allclose(split.X_train[:, -1], [0.5, 5.0 / 60.0])
         want = {"Y16": "ours", "Y17": "iyengar_amp", "Y18": "iyengar"}[label]
         assert kw["calibration"] == want, (label, method)
+
+
+def test_only_reruns_the_named_hypotheses_and_keeps_the_rest(adult, tmp_path):
+    """merge_runs (the command's --only): the named hypotheses' rows come from the new run (a stale copy in the old
+    file is dropped), the others' from the old file; the result is what a complete run writes (order and columns), and
+    an old file that lacks another hypothesis's runs fails the check."""
+    from dpkernels.experiments.yu2020 import variants as V
+    from dpkernels.sweep import ResultStore
+
+    small = {"DP-GD": {"n_iter": [5], "learning_rate": [1.0]}, "DP-SGD": {"n_iter": [5], "learning_rate": [2.0]}}
+    configs = V.variant_configs(["Y3", "Y10"], ["adult"], small, 2, 7)
+    store = ResultStore(tmp_path)
+    full = E.run_protocol(configs, n_jobs=1, store=store)
+    new = E.run_protocol([c for c in configs if c["label"] == "Y3"], n_jobs=1, store=store)
+    stale = full.assign(accuracy=np.where(full.calibration == "Y3", -1.0, full.accuracy))
+    old = pd.concat([stale[stale.calibration == "Y3"], stale[stale.calibration != "Y3"]], ignore_index=True)
+    merged = V.merge_runs(old, new, configs, ["Y3"])
+    pd.testing.assert_frame_equal(merged, full)
+    V.check_runs(merged, configs)
+    with pytest.raises(ValueError, match="registered_runs.csv"):
+        V.check_runs(V.merge_runs(old[old.calibration == "Y3"], new, configs, ["Y3"]), configs)

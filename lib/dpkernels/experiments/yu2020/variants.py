@@ -1,11 +1,13 @@
 """The runs of the registered hypotheses' variants (``registered_runs.csv``), as a command of their own.
 
-``python -m dpkernels.experiments.yu2020 [--profile scale] [--out DIR] [--jobs N]`` runs every hypothesis of the
-profile's ``hypotheses`` whose variant reruns the protocol
+``python -m dpkernels.experiments.yu2020 [--profile scale] [--out DIR] [--jobs N] [--only ID ...]`` runs every
+hypothesis of the profile's ``hypotheses`` whose variant reruns the protocol
 (:func:`~dpkernels.experiments.yu2020.hypotheses.needs_runs`) over the profile's grids, ``n_runs`` runs per point, on
 the data sets it bears on, and writes their runs (the columns of
 :func:`~dpkernels.experiments.yu2020.protocol.run_protocol`, ``calibration`` the hypothesis id, ``<id>@<seed>`` on
 another split) to ``DIR/registered_runs.csv``.  ``--out paper_figures/yu2020`` regenerates the committed file.
+``--only``: run only these hypotheses and keep the others' runs from the file already in ``DIR`` (:func:`merge_runs`;
+e.g. newly registered hypotheses added to the committed file without rerunning the rest).
 
 A profile whose ``variants`` is ``committed`` (the ``scale`` profile) reads that file in the notebook instead of
 rerunning the variants with every run, as the Chaudhuri and Park notebooks read theirs
@@ -28,7 +30,7 @@ from dpkernels.experiments.registry import load_committed as _load_committed
 from . import hypotheses as H
 from . import protocol as P
 
-__all__ = ["FILE", "SEED", "variant_configs", "check_runs", "load_committed", "main"]
+__all__ = ["FILE", "SEED", "variant_configs", "check_runs", "merge_runs", "load_committed", "main"]
 
 #: The file the command writes, committed in ``paper_figures/yu2020``.
 FILE = "registered_runs.csv"
@@ -67,6 +69,24 @@ def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
                              f"({len(g)} rows, {len(points)} configured; {rerun})")
 
 
+def _hypothesis(label: str) -> str:
+    return label.partition("@")[0]
+
+
+def merge_runs(kept: pd.DataFrame, new: pd.DataFrame, configs: Sequence[dict], only: Sequence[str]) -> pd.DataFrame:
+    """The runs of ``configs``: ``new`` for the hypotheses in ``only``, ``kept`` (a previous output) for the others, in
+    the order of ``configs`` and with the columns a complete run writes.  Sound because a configuration's runs depend
+    on it alone (each draws from a generator seeded by its seed, label, data set and method), so keeping a previous
+    run's rows is what rerunning them would give; :func:`check_runs` still checks the result against ``configs``."""
+    kept = kept[~kept["calibration"].map(_hypothesis).isin(list(only))]
+    runs = pd.concat([kept, new], ignore_index=True)
+    order = {(c["label"], c["dataset"], c["method"]): i for i, c in enumerate(configs)}
+    key = [order.get(k, len(order)) for k in zip(runs["calibration"], runs["dataset"], runs["method"])]
+    runs = runs.assign(_order=key).sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
+    fixed, last = ["dataset", "method", "calibration"], ["run", "accuracy"]
+    return runs[[*fixed, *(c for c in runs.columns if c not in fixed + last), *last]]
+
+
 def load_committed(out: Path | None = None) -> pd.DataFrame | None:
     """The committed ``registered_runs.csv``, copied into the notebook's output folder ``out``; None when absent."""
     return _load_committed(P.PAPER, FILE, out)
@@ -87,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=SEED, help=f"the notebook's seed (default {SEED})")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--only", nargs="+", metavar="ID",
+                    help="run only these hypotheses; keep the others' runs from the file already in --out")
     args = ap.parse_args(argv)
     prof = profiles.load(P.PAPER, args.profile)
     datasets = []
@@ -97,7 +119,17 @@ def main(argv: list[str] | None = None) -> int:
         except DatasetUnavailable as exc:
             print(f"{name}: skipped ({exc})")
     configs = variant_configs(prof["hypotheses"], datasets, prof["grids"], prof["n_runs"], args.seed)
-    runs = P.run_protocol(configs, n_jobs=args.jobs, progress=not args.no_progress) if configs else pd.DataFrame()
+    todo = configs
+    if args.only:
+        unknown = sorted(set(args.only) - set(prof["hypotheses"]))
+        if unknown:
+            ap.error(f"--only: {unknown} are not hypotheses of the {args.profile} profile")
+        if not (args.out / FILE).exists():
+            ap.error(f"--only keeps the other hypotheses' runs from {args.out / FILE}, which is missing")
+        todo = [c for c in configs if _hypothesis(c["label"]) in args.only]
+    runs = P.run_protocol(todo, n_jobs=args.jobs, progress=not args.no_progress) if todo else pd.DataFrame()
+    if args.only:
+        runs = merge_runs(pd.read_csv(args.out / FILE), runs, configs, args.only)
     check_runs(runs, configs)
     args.out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(args.out / FILE, index=False)
