@@ -210,6 +210,21 @@ def test_p19_chooses_each_baselines_setting_on_its_own_numbers():
     assert PV.p19_choose(met)["SVM WEIGHT"] == (0.5, 1.0) and PV.p19_choose(met)["SVM SEMI"] == choice["SVM SEMI"]
 
 
+def test_p19_runs_on_the_full_profiles_table_7_3_splits():
+    """P19's registered scale is the full profile's Table 7.3 design (its splits and samplings), and the committed runs
+    are that scale's: every (arm, method, sampling, epsilon) has runs 0 .. t73_runs - 1 (issue 28 item 1: the splits
+    went from 10 to 20 when one number was too noisy at 10)."""
+    from dpkernels import profiles
+
+    full = profiles.load("park2022", "full")
+    assert PV.REGISTERED.runs == full["t73_runs"] and list(PV.REGISTERED.fractions) == list(full["t73_fractions"])
+    runs = PV.load_committed("registered_runs.csv")
+    assert runs is not None, "paper_figures/park2022/registered_runs.csv is missing"
+    per_cell = runs.groupby(["arm", "method", "sampling", "epsilon"]).run.agg(["nunique", "min", "max"])
+    assert (per_cell["nunique"] == full["t73_runs"]).all() and (per_cell["min"] == 0).all()
+    assert (per_cell["max"] == full["t73_runs"] - 1).all()
+
+
 # ----------------------------------------------------------------------------------------------
 # Adult's published numbers through repetitions of the protocol
 # ----------------------------------------------------------------------------------------------

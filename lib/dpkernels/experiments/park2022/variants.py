@@ -57,7 +57,7 @@ class Scale:
     """The sizes of the command's runs: the registered ones (:data:`REGISTERED`) and a smoke-test size (``QUICK``)."""
 
     screen_runs: int = 5  #: P19's screen (the thesis's 5 runs)
-    runs: int = 10  #: Table 7.3's splits (the full profile's t73_runs)
+    runs: int = 20  #: Table 7.3's splits (the full profile's t73_runs)
     fractions: tuple[float, ...] = (0.1, 0.3)
     reading_runs: int = 2  #: the reading rule's screen (the full profile's)
     p20_runs: int = 5  #: Figure 7.1's runs (the full profile's)
