@@ -363,3 +363,21 @@ def test_only_reruns_the_named_hypotheses_and_keeps_the_rest(adult, tmp_path):
     V.check_runs(merged, configs)
     with pytest.raises(ValueError, match="registered_runs.csv"):
         V.check_runs(V.merge_runs(old[old.calibration == "Y3"], new, configs, ["Y3"]), configs)
+
+
+def test_two_draws_of_one_configuration_are_pooled():
+    """On Adult, Y18's variant is Y7's (Y13's scaling changes nothing there): the two hypotheses' runs are two draws of
+    one configuration, and each hypothesis's Adult numbers pool both (40 runs, 39 degrees of freedom), so the choice of
+    draw cannot decide its test; on KDDCup99 Y18 has its own configuration and only its own runs."""
+    assert H.same_configuration("Y18", "adult") == ["Y18", "Y7"] and H.same_configuration("Y7", "adult") == ["Y7", "Y18"]
+    assert H.same_configuration("Y17", "adult") == ["Y17", "Y14"] and H.same_configuration("Y18", "kddcup99") == ["Y18"]
+    assert H.same_configuration("Y12", "adult") == ["Y12"] and H.same_configuration("Y8", "adult") == ["Y8"]
+    ours = _runs("ours", {("DP-GD", 200): _spread(0.814), ("DP-SGD", 200): _spread(0.814)})
+    y7 = _runs("Y7", {("DP-GD", 200): _spread(0.802), ("DP-SGD", 200): _spread(0.803)})
+    y18 = pd.concat([_runs("Y18", {("DP-GD", 200): _spread(0.806), ("DP-SGD", 200): _spread(0.805)}),
+                     _runs("Y18", {("DP-GD", 200): _spread(0.987), ("DP-SGD", 200): _spread(0.987)}, "kddcup99")])
+    nums = H.variant_numbers("Y18", ours, pd.concat([ours, y7, y18])).set_index(["dataset", "method"])
+    assert nums.loc[("adult", "DP-GD"), "value"] == pytest.approx(80.4) and nums.loc[("adult", "DP-GD"), "df"] == 39
+    assert "the draws of Y18 and Y7" in nums.loc[("adult", "DP-SGD"), "detail"]
+    assert nums.loc[("kddcup99", "DP-GD"), "value"] == pytest.approx(98.7) and nums.loc[("kddcup99", "DP-GD"), "df"] == 19
+    assert nums.loc[("kddcup99", "DP-GD"), "detail"] == ""
