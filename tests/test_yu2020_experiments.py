@@ -378,6 +378,10 @@ def test_two_draws_of_one_configuration_are_pooled():
                      _runs("Y18", {("DP-GD", 200): _spread(0.987), ("DP-SGD", 200): _spread(0.987)}, "kddcup99")])
     nums = H.variant_numbers("Y18", ours, pd.concat([ours, y7, y18])).set_index(["dataset", "method"])
     assert nums.loc[("adult", "DP-GD"), "value"] == pytest.approx(80.4) and nums.loc[("adult", "DP-GD"), "df"] == 39
+    sd = 100 * np.std(_spread(0.802) + _spread(0.806), ddof=1)  # the pooled runs' spread
+    assert nums.loc[("adult", "DP-GD"), "se"] == pytest.approx(sd / np.sqrt(40))
+    assert nums.loc[("adult", "DP-GD"), "se_published"] == pytest.approx(sd / np.sqrt(20))  # Yu et al.'s 20 runs
+    assert H.same_configuration("Y13", "kddcup99") == ["Y13", "Y16"]  # one variant, no method in common
     assert "the draws of Y18 and Y7" in nums.loc[("adult", "DP-SGD"), "detail"]
     assert nums.loc[("kddcup99", "DP-GD"), "value"] == pytest.approx(98.7) and nums.loc[("kddcup99", "DP-GD"), "df"] == 19
     assert nums.loc[("kddcup99", "DP-GD"), "detail"] == ""
