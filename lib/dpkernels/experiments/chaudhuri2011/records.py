@@ -263,8 +263,8 @@ def record_replication(checks: Checks, dataset: str, runs: pd.DataFrame, cv: pd.
         return replication
     same, compared, of = match
     checks.record(f"{label} (repeated protocol)", "the committed repetitions of the protocol reproduce this run "
-                  f"(repetition 0 is the notebook's {shared}; compared: the fold means of the cells this run has with as "
-                  "many noise runs per fold)",
+                  f"(repetition 0 is the notebook's {shared}; compared: the fold means of the cells this run has "
+                  "with as many noise runs per fold)",
                   exact_outcome(same, f"{compared} of this run's {of} fold means compared"),
                   kind="target", bound="identical", measured="identical" if same else "differ", id=id_,
                   detail=f"{cv.repeat.nunique()} repetitions of the protocol ({file})")

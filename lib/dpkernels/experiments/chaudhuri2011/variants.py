@@ -85,7 +85,8 @@ from .registry import family_size, registered
 
 __all__ = ["RUN_COLUMNS", "Scale", "REGISTERED", "QUICK", "KAPPA_EXPONENTS", "C12_CURVATURES", "C13_EPSILONS", "FIGURE_EPSILONS",
            "ADULT_DELTA_LR", "C14_KDD_CELL", "calibration_n_runs", "lambda_selection_runs", "selected_lambda",
-           "published_cells", "cell_fold_means", "repeated_cv", "kdd_samples", "lc_permutations", "LC_VARIANTS", "lc_variant_runs", "variant_hypotheses", "reading_frames", "load_committed", "main"]
+           "published_cells", "cell_fold_means", "repeated_cv", "kdd_samples", "lc_permutations", "LC_VARIANTS",
+           "lc_variant_runs", "variant_hypotheses", "reading_frames", "load_committed", "main"]
 
 LOSSES = ("logistic", "huber")
 
@@ -640,8 +641,9 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                 if lacking:  # the variant releases nothing there: tested on the cells both have, and said so
                     keep0 = [cells0.index(c) for c in cells0 if c in cells]
                     P0, M0 = P0[keep0], M0[:, keep0]
-                    note = ("; the variant releases nothing at " + ", ".join(f"{c[1]} {c[2]} eps {c[4]:g}" for c in lacking)
-                            + " (where the paper shows a number; tested on the others)")
+                    where = ", ".join(f"{c[1]} {c[2]} eps {c[4]:g}" for c in lacking)
+                    note = (f"; the variant releases nothing at {where} (where the paper shows a number; tested on "
+                            "the others)")
                 if cells != [c for c in cells0 if c in cells]:
                     raise ValueError(f"{hid}: the variant has cells ours lacks")
                 if hid == "K-minmax" and np.array_equal(M, M0):

@@ -118,10 +118,10 @@ def effective_variant(hypothesis: str, dataset: str) -> Variant:
 
 
 def same_configuration(hypothesis: str, dataset: str) -> list[str]:
-    """The registered hypotheses whose runs on ``dataset`` are draws of the same configuration as ``hypothesis``'s (equal
-    :func:`effective_variant`, each rerunning the protocol on the published split), ``hypothesis`` first: on Adult Y7
-    and Y18, Y14 and Y17 (Y13's scaling changes nothing there).  :func:`variant_numbers` pools their runs: with two
-    draws of one configuration, taking either alone would let the choice of draw decide a test."""
+    """The registered hypotheses whose runs on ``dataset`` are draws of the same configuration as ``hypothesis``'s
+    (equal :func:`effective_variant`, each rerunning the protocol on the published split), ``hypothesis`` first: on
+    Adult Y7 and Y18, Y14 and Y17 (Y13's scaling changes nothing there).  :func:`variant_numbers` pools their runs:
+    with two draws of one configuration, taking either alone would let the choice of draw decide a test."""
     v = effective_variant(hypothesis, dataset)
     if not needs_runs(hypothesis) or v.splits:
         return [hypothesis]
@@ -352,8 +352,9 @@ def variant_numbers(hypothesis: str, ours_runs: pd.DataFrame, variant_runs: pd.D
         drawn = {k: [h for h in same_configuration(hypothesis, k[0]) if h in set(g["calibration"])]
                  for k, g in runs.groupby(["dataset", "method"], sort=False)}
         base = P.best_points(runs.assign(calibration=hypothesis))
+        cells = zip(base["dataset"], base["method"])
         base["detail"] = [f"{n} runs: the draws of {' and '.join(drawn[k])}, one configuration on {k[0]}"
-                          if len(drawn[k]) > 1 else "" for k, n in zip(zip(base["dataset"], base["method"]), base["n_runs"])]
+                          if len(drawn[k]) > 1 else "" for k, n in zip(cells, base["n_runs"])]
     if "detail" not in base:
         base["detail"] = ""
     base = base.assign(value=100 * base["mean"], se=100 * base["sd"] / np.sqrt(base["n_runs"]),
