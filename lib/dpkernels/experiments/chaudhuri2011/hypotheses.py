@@ -287,7 +287,7 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
 
     P, M = matrix(own)
     _, M0 = matrix({loss: one for loss in own})
-    j = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["permutations"], alternative=M0, n_sim=n_sim,
+    j = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["permutations"], alternative=M0, paired=True, n_sim=n_sim,
                         random_state=random_state)
     return {**joint_test_row("K-grid-per-loss", j, n_family, f"the {j['cells']} private points of Figures 4-5 (sizes "
                              f"{sizes}) under each loss's own grid ({grids}; the one grid: 1e{one:g}), the permutations "

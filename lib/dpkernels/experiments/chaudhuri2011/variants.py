@@ -614,7 +614,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                 if cells != cells0:
                     raise ValueError("C13: the branch's cells and C12's arm ours differ")
                 arms = [("delta-branch", joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
-                                                         n_sim=n_sim, random_state=random_state))]
+                                                         paired=True, n_sim=n_sim, random_state=random_state))]
             elif hid == "C15":  # ours: the bold Lambda's rows; the variant: each point's best Lambda
                 ours15, variant15, choice = selected_lambda(g)
                 P, M, cells = _matrix(variant15)
@@ -625,14 +625,14 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                 note = f"; Lambda moved at {len(moved)} of {len(choice)} points: " + ", ".join(
                     f"{r.loss} {r.method} eps {r.eps_key:g} 1e{r.bold:g} -> 1e{r.selected:g}" for r in moved.itertuples())
                 arms = [("variant", joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
-                                                    n_sim=n_sim, random_state=random_state))]
+                                                    paired=True, n_sim=n_sim, random_state=random_state))]
             elif hid in ("C11", "C12"):
                 P0, M0, _ = _matrix(ours)
                 arms = []
                 for arm, a in g[g.arm != "ours"].groupby("arm", sort=False):
                     P, M, cells = _matrix(a)
                     arms.append((arm, joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
-                                                      n_sim=n_sim, random_state=random_state)))
+                                                      paired=True, n_sim=n_sim, random_state=random_state)))
             else:
                 base = runs[(runs.hypothesis == "ours") & (runs.dataset == dataset)] if ours.empty else ours
                 P0, M0, cells0 = _matrix(base)
@@ -651,7 +651,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                                      "void: the variant gives our numbers exactly", 1.0, scope))
                     continue
                 n_published = PUBLISHED_N_RUNS["permutations" if hid in LC_VARIANTS else "folds"]
-                arms = [("variant", joint_mean_test(P, M, n_published=n_published, alternative=M0,
+                arms = [("variant", joint_mean_test(P, M, n_published=n_published, alternative=M0, paired=True,
                                                     n_sim=n_sim, random_state=random_state))]
             best = max(arms, key=lambda a: a[1]["p_value"])
             fa = min(1.0, sum(a[1]["false_acceptance"] for a in arms))
@@ -680,8 +680,8 @@ def _calibration_n_rows(runs: pd.DataFrame, bound: float, scope: str, n_sim: int
         g = runs[runs.dataset == dataset]
         P, M, _ = _matrix(g[g.arm == "variant"])
         _, M0, _ = _matrix(g[g.arm == "ours"])
-        tests[dataset] = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0, n_sim=n_sim,
-                                         alpha=level, random_state=random_state)
+        tests[dataset] = joint_mean_test(P, M, n_published=PUBLISHED_N_RUNS["folds"], alternative=M0,
+                                         paired=True, n_sim=n_sim, alpha=level, random_state=random_state)
     rejecting = [d for d, j in tests.items() if j["p_value"] < level]
     fa = min(j["false_acceptance"] for j in tests.values())
     detail = "; ".join(f"{d}: T = {j['T']:.1f} over {j['cells']} cells ({100 * (1 - level):g}% point {j['critical']:.1f}), "

@@ -217,7 +217,8 @@ def _p18(res73: pd.DataFrame, *, n_sim: int = 1000, random_state: int = 0) -> li
         return [{"hypothesis": "P18", "dataset": sampling_dataset(s), "test": "joint mean test (needs two splits or more)",
                  "statistic": math.nan, "accepted": False, "detail": "not tested: one split", "scope": "method=SVM SEMI",
                  "power": math.nan, "false_acceptance": math.nan} for s in sorted({s for s, _ in cells})]
-    j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0, n_sim=n_sim, random_state=random_state)
+    j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0,
+                        paired=True, n_sim=n_sim, random_state=random_state)
     means = ", ".join(f"{round(100 * s)}% eps {e:g}: {m:.3f}" for (s, e), m in zip(cells, M.mean(axis=0)))
     row = joint_test_row("P18", j, family_size("P18"), f"SVM SEMI's {j['cells']} published private numbers (both "
                          "samplings) against the variant without ||Phi_Z||_2, the splits as replicates",

@@ -163,7 +163,8 @@ def p19_hypothesis(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: int =
         raise ValueError("P19: the variant and our shared fit ran different cells")
     if M.shape[0] < 2:
         return []
-    j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0, n_sim=n_sim, random_state=random_state)
+    j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0,
+                        paired=True, n_sim=n_sim, random_state=random_state)
     own = p[p.arm == "variant"].groupby("method").setting.first()
     settings = "; ".join(f"{m}: {s}" for m, s in own.items())
     if own.equals(p[p.arm == "ours"].groupby("method").setting.first()):
