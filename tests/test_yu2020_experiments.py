@@ -118,7 +118,7 @@ def test_joint_test_false_acceptance_is_the_normal_probability():
     assert res["not_rejected"] and res["bound"] == pytest.approx(0.2)
 
 
-def _false_acceptance_draws(shift: float, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
+def _false_acceptance_draws(shift: float, n: int = 2000) -> tuple[np.ndarray, np.ndarray]:
     """Stated and true false acceptance of one number whose variant is published-centred and whose alternative (our
     protocol's law) sits ``shift`` published-size spreads away, both means estimated from 20 runs (sd 0.36)."""
     rng = np.random.default_rng(1)
