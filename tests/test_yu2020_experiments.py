@@ -127,8 +127,9 @@ def _false_acceptance_draws(shift: float, n: int = 2000) -> tuple[np.ndarray, np
     stated, true = [], []
     for _ in range(n):
         v, o = 80.9 + se * rng.standard_normal(), 80.9 + shift * se + se * rng.standard_normal()
-        stated.append(H.joint_test(pd.DataFrame([{"published": 80.9, "value": v, "se": se, "se_published": se, "df": 19,
-                                                  "ours": o, "se_ours": se, "sd_ours": sd}]), n_family=1)["false_acceptance"])
+        number = pd.DataFrame([{"published": 80.9, "value": v, "se": se, "se_published": se, "df": 19, "ours": o,
+                                "se_ours": se, "sd_ours": sd}])
+        stated.append(H.joint_test(number, n_family=1)["false_acceptance"])
         mu = 80.9 + shift * se
         true.append(stats.norm.cdf((v + crit * S - mu) / se) - stats.norm.cdf((v - crit * S - mu) / se))
     return np.array(stated), np.array(true)
