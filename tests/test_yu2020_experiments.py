@@ -161,7 +161,7 @@ def test_registry_and_variants_agree():
         methods, datasets = H.scope(h)
         assert methods and set(methods) <= set(E.METHODS) and set(datasets) <= {"adult", "kddcup99"}
     assert {h for h in reg if not H.needs_runs(h)} == {"Y8", "Y11", "Y15"}
-    assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 14
+    assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 15
     assert R_registry.family_size("Y14") == sum(v["family"] == "amp" for v in reg.values()) == 4
     assert len(H.split_seeds(H.VARIANTS["Y12"])) == 8 and H.split_seeds(H.VARIANTS["Y12"])[0] == E.SPLIT_SEED + 1
 
@@ -379,6 +379,19 @@ def test_combined_variants_apply_both_changes(adult, monkeypatch):
         np.testing.assert_allclose(split.X_train[:, -1], [0.5, 5.0 / 60.0])
         want = {"Y16": "ours", "Y17": "iyengar_amp", "Y18": "iyengar"}[label]
         assert kw["calibration"] == want, (label, method)
+
+
+def test_y19_counts_dp_sgds_t_in_epochs():
+    """Y19: DP-SGD alone, on both data sets, at T / q steps (q = 0.1) of the grid's T, with our calibration and our
+    data (ours at the same grid otherwise)."""
+    grids = {"DP-SGD": {"n_iter": (50, 200, 800), "learning_rate": (0.2, 2.0, 10.0)}}
+    cfgs = H.hypothesis_configs("Y19", ["adult", "kddcup99"], grids, 20, 7)
+    assert sorted((c["dataset"], c["method"]) for c in cfgs) == [("adult", "DP-SGD"), ("kddcup99", "DP-SGD")]
+    assert all(c["grid"]["n_iter"] == [500.0, 2000.0, 8000.0] and c["grid"]["learning_rate"] == [0.2, 2.0, 10.0]
+               for c in cfgs)
+    v = H.VARIANTS["Y19"]
+    assert v.noise == "ours" and not v.column_max and v.row_norm is None and v.alpha_factor == 1.0
+    assert grids["DP-SGD"]["n_iter"] == (50, 200, 800)  # the caller's grid is left as it was
 
 
 def test_only_reruns_the_named_hypotheses_and_keeps_the_rest(adult, tmp_path):

@@ -65,6 +65,7 @@ class Variant:
     selection: str = "best_mean"  #: ``"per_run_best"``: each run's best grid point, averaged
     published_runs: int = PUBLISHED_RUNS  #: the runs behind each published mean (its se)
     splits: int = 0  #: other splits to run (seeds after Iyengar et al.'s)
+    sgd_steps_per_t: float = 1.0  #: DP-SGD's steps per unit of the grid's T (1 / q: T counted in epochs)
 
 
 #: Hypothesis id -> its variant (``registry.yaml`` states each).
@@ -87,6 +88,7 @@ VARIANTS: dict[str, Variant] = {
     "Y16": Variant(column_max=True),
     "Y17": Variant(noise="iyengar_amp", column_max=True),
     "Y18": Variant(noise="iyengar", column_max=True),
+    "Y19": Variant(sgd_steps_per_t=1.0 / P.SAMPLING_RATE),
 }
 #: The data sets whose prepared numeric columns already have maximum 1 over all rows (Iyengar et al.'s Adult script
 #: divides them by it), where ``column_max`` leaves every row as it is (tested).
@@ -295,6 +297,9 @@ def hypothesis_configs(hypothesis: str, datasets: Sequence[str], grids: Mapping[
     v = VARIANTS[hypothesis]
     methods, names = scope(hypothesis)
     names = [d for d in names if d in datasets]
+    if v.sgd_steps_per_t != 1.0:  # Y19: the grid's T in epochs, so T / q steps
+        grids = {**grids, "DP-SGD": {**grids["DP-SGD"], "n_iter": tuple(int(round(t * v.sgd_steps_per_t))
+                                                                         for t in grids["DP-SGD"]["n_iter"])}}
     if not v.splits:
         return P.protocol_configs(names, methods, grids, n_runs, seed, label=hypothesis)
     return [c for s in split_seeds(v)
