@@ -30,7 +30,7 @@ import yaml
 from numpy.typing import NDArray
 
 __all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "Registry", "registered", "family_size", "registry_table",
-           "joint_mean_test", "joint_test_row", "load_committed"]
+           "joint_mean_test", "separation_shrink", "joint_test_row", "load_committed"]
 
 Array = NDArray[np.float64]
 
@@ -172,7 +172,7 @@ def joint_mean_test(published: Array, replicates: Array, *, n_published: float =
         separation, noise = float(d @ W @ d), float(np.trace(W @ C_d))
         if not (np.isfinite(separation) and np.isfinite(noise)):
             raise ValueError("the separation of the alternative from the hypothesis is not finite")
-        shrink = float(np.sqrt(max(0.0, 1.0 - noise / separation))) if separation > 0 else 0.0
+        shrink = float(separation_shrink(separation, noise))
         offset = shrink * d  # its squared length in the observed metric: shrink^2 separation
     dev = np.abs(P - m)
     null, alt = np.empty(n_sim), np.empty(n_sim)
@@ -194,6 +194,15 @@ def joint_mean_test(published: Array, replicates: Array, *, n_published: float =
     return {"T": t_pub, "p_value": float((1 + np.sum(null >= t_pub)) / (n_sim + 1)), "critical": crit,
             "false_acceptance": float(np.mean(alt <= crit)), "cells": k, "sets": n, "shrink": shrink,
             "separation": separation, "separation_noise": noise}
+
+
+def separation_shrink(separation: Array | float, noise: Array | float) -> Array:
+    """s = sqrt(max(0, 1 - noise / separation)), 0 where the separation is 0: the factor that shrinks an estimated
+    separation (squared length ``separation``, of which ``noise`` is on average the estimates' noise) to the squared
+    length less its noise, floored at 0.  Used by :func:`joint_mean_test` and Yu et al.'s per-number test."""
+    sep, noise = np.asarray(separation, float), np.asarray(noise, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(np.clip(1.0 - np.where(sep > 0, noise / sep, np.inf), 0.0, None))
 
 
 def _separation_cov(A: Array, M: Array, *, paired: bool) -> Array:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from dpkernels.experiments.registry import separation_shrink
 from dpkernels.mechanisms.bassily import calibrate_noisy_gd, gradient_sensitivity
 from dpkernels.mechanisms.gradient import (
     AMPCalibration,
@@ -407,9 +408,7 @@ def joint_test(numbers: pd.DataFrame, n_family: int) -> dict[str, object]:
     not_rejected = bool(np.all(np.abs(t) <= crit))
     sep, se_o = numbers["ours"].to_numpy(float) - val, numbers["se_ours"].to_numpy(float)
     tau = np.hypot(se_o, numbers["sd_ours"].to_numpy(float) / math.sqrt(PUBLISHED_RUNS))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shrink = np.sqrt(np.clip(1.0 - np.where(sep != 0, se_o**2 / sep**2, np.inf), 0.0, None))
-    o = val + shrink * sep
+    o = val + separation_shrink(sep**2, se_o**2) * sep
     fa = float(np.prod(stats.norm.cdf((val + crit * S - o) / tau) - stats.norm.cdf((val - crit * S - o) / tau)))
     bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
     return {"k": K, "max_abs_t": float(np.max(np.abs(t))), "p_value": p, "not_rejected": not_rejected,
