@@ -162,7 +162,7 @@ def test_registry_and_variants_agree():
         assert methods and set(methods) <= set(E.METHODS) and set(datasets) <= {"adult", "kddcup99"}
     assert {h for h in reg if not H.needs_runs(h)} == {"Y8", "Y11", "Y15"}
     assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 15
-    assert R_registry.family_size("Y14") == sum(v["family"] == "amp" for v in reg.values()) == 4
+    assert R_registry.family_size("Y14") == sum(v["family"] == "amp" for v in reg.values()) == 5
     assert len(H.split_seeds(H.VARIANTS["Y12"])) == 8 and H.split_seeds(H.VARIANTS["Y12"])[0] == E.SPLIT_SEED + 1
 
 
@@ -299,8 +299,9 @@ def _table(configs: list[dict]) -> pd.DataFrame:
     """The runs table a configuration list asks for (accuracy 0.5), without running anything."""
     rows = []
     for c in configs:
+        cal = "ours" if c["label"] == "ours" else H.VARIANTS[c["label"].partition("@")[0]].noise
         for p in E.grid_points(c["method"], E.protocol.config_grid(c)):
-            if E.protocol._valid(c["method"], p):
+            if E.protocol._valid(c["method"], p, cal):
                 rows += [{"dataset": c["dataset"], "method": c["method"], "calibration": c["label"], **p, "run": r,
                           "accuracy": 0.5} for r in range(c["n_runs"])]
     return pd.DataFrame(rows)
@@ -435,3 +436,57 @@ def test_two_draws_of_one_configuration_are_pooled():
     assert "the draws of Y18 and Y7" in nums.loc[("adult", "DP-SGD"), "detail"]
     assert nums.loc[("kddcup99", "DP-GD"), "value"] == pytest.approx(98.7) and nums.loc[("kddcup99", "DP-GD"), "df"] == 19
     assert nums.loc[("kddcup99", "DP-GD"), "detail"] == ""
+
+
+def test_y20_is_iyengar_et_al_s_gridsearch_for_both_baselines(adult):
+    """Y20: output-perturbed SGD with Iyengar et al.'s constants (the classical Gaussian with 2 / delta, Wu et al.'s
+    2 k L eta / b, every grid point kept, ours leaving out the three that break the step condition), AMP read from
+    Y14's draws (with Y17's on Adult: one configuration), each published number the mean of 10 runs; it draws only
+    output-SGD itself."""
+    sigma, sens = H.iyengar_psgd_sigma(0.1, 1e-8, 10.0, 0.1, 5, 50)
+    assert sens == pytest.approx(2 * 5 * 10.0 * 0.1 / 50)
+    assert sigma == pytest.approx(np.sqrt(2 * np.log(2 / 1e-8)) * sens / 0.1)
+    n = adult.n_train
+    ours_sigma, ours_sens, _ = E.protocol.output_sgd_calibration(0.1, 1 / n**2, n, adult.d, 1.0, 0.25, 0.0, 0.01, 5, 50)
+    iy_sigma, iy_sens = H.iyengar_psgd_sigma(0.1, 1 / n**2, 1.0, 0.01, 5, 50)
+    assert iy_sens == pytest.approx(ours_sens, rel=1e-4)  # ours adds twice the float64 drift (5e-6 relative here)
+    assert 1.25 < iy_sigma / ours_sigma < 1.33
+    pts = E.grid_points("Out-SGD")
+    assert sum(E.protocol._valid("Out-SGD", p, "iyengar_benchmark") for p in pts) == 27
+    assert sum(E.protocol._valid("Out-SGD", p) for p in pts) == 24
+    grids = {"AMP": {"data_norm": [1.0], "noise_fraction": [0.9], "out_fraction": [0.01]},
+             "Out-SGD": {"data_norm": [10.0], "learning_rate": [0.1], "n_passes": [5]}}
+    cfgs = H.hypothesis_configs("Y20", ["adult", "kddcup99"], grids, 2, 7)
+    assert sorted((c["dataset"], c["method"]) for c in cfgs) == [("adult", "Out-SGD"), ("kddcup99", "Out-SGD")]
+    assert H.needs_runs("Y20") and H.drawn_methods("Y20") == ("Out-SGD",)
+    out = E.protocol.run_point("Out-SGD", adult, {"data_norm": 10.0, "learning_rate": 0.1, "n_passes": 1}, 2, 0,
+                               calibration="iyengar_benchmark")
+    assert out["noise_sigma"] == pytest.approx(H.iyengar_psgd_sigma(0.1, 1 / n**2, 10.0, 0.1, 1, 50)[0])
+    with pytest.raises(ValueError, match="2 / \\(beta"):
+        E.protocol.run_point("Out-SGD", adult, {"data_norm": 10.0, "learning_rate": 0.1, "n_passes": 1}, 2, 0)
+    with pytest.raises(ValueError, match="no calibration 'iyengar'"):
+        E.protocol.run_point("Out-SGD", adult, {"data_norm": 1.0, "learning_rate": 0.1, "n_passes": 1}, 2, 0,
+                             calibration="iyengar")
+
+
+def test_y20_reads_amp_from_y14s_draws_and_output_sgd_from_its_own():
+    """Y20's AMP numbers pool Y14's and Y17's Adult draws (40 runs) and Y14's KDDCup99 draws (20), its output-SGD
+    numbers its own; every published se is the 10-run one; Y14's own numbers do not take Y20's runs."""
+    ours = pd.concat([_runs("ours", {("AMP", 1): _spread(0.793), ("Out-SGD", 1): _spread(0.777)}),
+                      _runs("ours", {("AMP", 1): _spread(0.980), ("Out-SGD", 1): _spread(0.975)}, "kddcup99")])
+    y14 = pd.concat([_runs("Y14", {("AMP", 1): _spread(0.788)}), _runs("Y14", {("AMP", 1): _spread(0.971)}, "kddcup99")])
+    y17 = pd.concat([_runs("Y17", {("AMP", 1): _spread(0.790)}), _runs("Y17", {("AMP", 1): _spread(0.984)}, "kddcup99")])
+    y20 = pd.concat([_runs("Y20", {("Out-SGD", 1): _spread(0.770)}),
+                     _runs("Y20", {("Out-SGD", 1): _spread(0.972)}, "kddcup99")])
+    nums = H.variant_numbers("Y20", ours, pd.concat([ours, y14, y17, y20])).set_index(["dataset", "method"])
+    assert sorted(nums.index) == [("adult", "AMP"), ("adult", "Out-SGD"), ("kddcup99", "AMP"), ("kddcup99", "Out-SGD")]
+    assert nums.loc[("adult", "AMP"), "value"] == pytest.approx(78.9) and nums.loc[("adult", "AMP"), "df"] == 39
+    assert "the draws of Y14 and Y17" in nums.loc[("adult", "AMP"), "detail"]
+    assert nums.loc[("kddcup99", "AMP"), "value"] == pytest.approx(97.1) and nums.loc[("kddcup99", "AMP"), "df"] == 19
+    assert nums.loc[("kddcup99", "AMP"), "detail"] == "20 runs: Y14's draws"
+    assert nums.loc[("adult", "Out-SGD"), "value"] == pytest.approx(77.0) and nums.loc[("adult", "Out-SGD"), "detail"] == ""
+    sd = 100 * np.std(_spread(0.970), ddof=1)
+    assert nums.loc[("kddcup99", "Out-SGD"), "se_published"] == pytest.approx(sd / np.sqrt(10))
+    y14_nums = H.variant_numbers("Y14", ours, pd.concat([ours, y14, y17, y20])).set_index(["dataset", "method"])
+    assert y14_nums.loc[("adult", "AMP"), "df"] == 39 and y14_nums.loc[("kddcup99", "AMP"), "df"] == 19
+

@@ -5,7 +5,8 @@
 A hypothesis is a statement about what Yu et al. computed (their accountant, their inputs, their selection, their
 runs).  Its variant reruns the protocol with that one change over the complete published grids (the published
 selection: the best grid point by mean test accuracy) on every data set and method its scope names, or recomputes
-the numbers from our runs when the change is in the reading of the runs (Y8, Y11, Y15).  The test is joint over all
+the numbers from our runs when the change is in the reading of the runs (Y8, Y11, Y15); a configuration another
+hypothesis already draws is read from its draws, not drawn again (``Variant.drawn_by``: Y20's AMP is Y14's).  The test is joint over all
 the numbers the hypothesis names (a statement about their code predicts every one of them): Bonferroni over the
 per-number t statistics at :data:`~dpkernels.experiments.registry.ALPHA_HYPOTHESIS`.  A hypothesis is accepted only
 when that test does not reject it and its false-acceptance rate (the probability of not rejecting when the published
@@ -41,10 +42,11 @@ from dpkernels.mechanisms.gradient import (
 from . import protocol as P
 from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, family_size, registered
 
-__all__ = ["NOISE_CALIBRATIONS", "TF_PRIVACY_ORDERS", "Variant", "VARIANTS", "scope", "needs_runs",
+__all__ = ["NOISE_CALIBRATIONS", "TF_PRIVACY_ORDERS", "Variant", "VARIANTS", "scope", "needs_runs", "drawn_methods",
            "rdp_noise_multiplier", "tf_rdp_epsilon", "tf_rdp_noise_multiplier", "iyengar_noise_std",
-           "variant_gd_sigma", "variant_sgd_noise", "iyengar_amp_calibration", "variant_split", "split_seeds",
-           "hypothesis_configs", "per_run_best", "variant_numbers", "joint_test", "hypothesis_rows", "candidates"]
+           "variant_gd_sigma", "variant_sgd_noise", "iyengar_amp_calibration", "iyengar_psgd_sigma", "variant_split",
+           "split_seeds", "hypothesis_configs", "per_run_best", "variant_numbers", "joint_test", "hypothesis_rows",
+           "candidates"]
 
 #: Noise calibrations of DP-GD and DP-SGD a hypothesis may ask :func:`~.protocol.run_point` for.
 NOISE_CALIBRATIONS = ("add_remove", "rdp", "rdp_replace", "tf_rdp", "tf_rdp_replace", "iyengar")
@@ -58,7 +60,9 @@ PUBLISHED_RUNS = 20
 class Variant:
     """What a hypothesis changes in the protocol (each field at its default is our protocol)."""
 
-    noise: str = "ours"  #: DP-GD / DP-SGD calibration (:data:`NOISE_CALIBRATIONS`) or ``"iyengar_amp"``
+    #: DP-GD / DP-SGD calibration (:data:`NOISE_CALIBRATIONS`), ``"iyengar_amp"`` (AMP) or ``"iyengar_benchmark"``
+    #: (AMP as ``"iyengar_amp"``, output-perturbed SGD as :func:`iyengar_psgd_sigma`, every grid point kept)
+    noise: str = "ours"
     row_norm: float | None = None  #: rows clipped to this norm before training (Iyengar et al.'s sample clipping)
     column_max: bool = False  #: the trailing numeric columns divided by their maximum over all rows
     alpha_factor: float = 1.0  #: the regulariser times this
@@ -67,6 +71,8 @@ class Variant:
     published_runs: int = PUBLISHED_RUNS  #: the runs behind each published mean (its se)
     splits: int = 0  #: other splits to run (seeds after Iyengar et al.'s)
     sgd_steps_per_t: float = 1.0  #: DP-SGD's steps per unit of the grid's T (1 / q: T counted in epochs)
+    #: (method, hypothesis) pairs: this method's configuration is the other hypothesis's, read from its draws
+    drawn_by: tuple[tuple[str, str], ...] = ()
 
 
 #: Hypothesis id -> its variant (``registry.yaml`` states each).
@@ -90,6 +96,7 @@ VARIANTS: dict[str, Variant] = {
     "Y17": Variant(noise="iyengar_amp", column_max=True),
     "Y18": Variant(noise="iyengar", column_max=True),
     "Y19": Variant(sgd_steps_per_t=1.0 / P.SAMPLING_RATE),
+    "Y20": Variant(noise="iyengar_benchmark", published_runs=10, drawn_by=(("AMP", "Y14"),)),
 }
 #: The data sets whose prepared numeric columns already have maximum 1 over all rows (Iyengar et al.'s Adult script
 #: divides them by it), where ``column_max`` leaves every row as it is (tested).
@@ -108,9 +115,16 @@ def scope(hypothesis: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def needs_runs(hypothesis: str) -> bool:
-    """Whether the hypothesis's variant reruns the protocol (else its numbers come from our runs)."""
+    """Whether the hypothesis's variant reruns the protocol: it changes what a run computes (else its numbers come
+    from our runs: a change of the selection or of the published number's runs alone)."""
     v = VARIANTS[hypothesis]
-    return v.selection == "best_mean" and v.published_runs == PUBLISHED_RUNS
+    return v.selection == "best_mean" and replace(v, published_runs=PUBLISHED_RUNS, drawn_by=()) != Variant()
+
+
+def drawn_methods(hypothesis: str) -> tuple[str, ...]:
+    """The methods of the hypothesis's scope whose configuration it draws itself (not those of ``drawn_by``)."""
+    others = dict(VARIANTS[hypothesis].drawn_by)
+    return tuple(m for m in scope(hypothesis)[0] if m not in others)
 
 
 def effective_variant(hypothesis: str, dataset: str) -> Variant:
@@ -261,6 +275,17 @@ def iyengar_amp_calibration(epsilon: float, delta: float, n: int, data_norm: flo
                           sigma_out, sens_out)
 
 
+def iyengar_psgd_sigma(epsilon: float, delta: float, data_norm: float, learning_rate: float, n_passes: int,
+                       batch_size: int) -> tuple[float, float]:
+    """(sigma, sensitivity) of output-perturbed SGD as Iyengar et al.'s benchmark sets them (their algorithms/psgd.py,
+    the convex permutation SGD with a constant rate, read, not copied; Y20): the sensitivity 2 k L eta / b (Wu et
+    al.'s bound, used whatever eta; it holds only for eta <= 2 / beta) and the classical Gaussian sigma
+    sqrt(2 log(2 / delta)) x sensitivity / epsilon (ours: the analytic Gaussian of the sensitivity plus the float64
+    drift, about 1.29x smaller at (0.1, 1 / n^2))."""
+    sens = 2.0 * int(n_passes) * float(data_norm) * float(learning_rate) / int(batch_size)
+    return math.sqrt(2.0 * math.log(2.0 / delta)) * sens / float(epsilon), sens
+
+
 # ----------------------------------------------------------------------------------------------
 # the variants' data and runs
 # ----------------------------------------------------------------------------------------------
@@ -296,7 +321,7 @@ def hypothesis_configs(hypothesis: str, datasets: Sequence[str], grids: Mapping[
     if not needs_runs(hypothesis):
         return []
     v = VARIANTS[hypothesis]
-    methods, names = scope(hypothesis)
+    methods, names = drawn_methods(hypothesis), scope(hypothesis)[1]
     names = [d for d in names if d in datasets]
     if v.sgd_steps_per_t != 1.0:  # Y19: the grid's T in epochs, so T / q steps
         grids = {**grids, "DP-SGD": {**grids["DP-SGD"], "n_iter": tuple(int(round(t * v.sgd_steps_per_t))
@@ -348,19 +373,23 @@ def variant_numbers(hypothesis: str, ours_runs: pd.DataFrame, variant_runs: pd.D
     else:
         if variant_runs is None or variant_runs.empty:
             return pd.DataFrame()
+        owner = dict(v.drawn_by)  # a method whose configuration another hypothesis draws: that one's pool
         pooled = []
         for ds in datasets:
-            labels = same_configuration(hypothesis, ds)
-            pooled.append(variant_runs[variant_runs["calibration"].isin(labels) & (variant_runs["dataset"] == ds)])
+            for method in methods:
+                labels = same_configuration(owner.get(method, hypothesis), ds)
+                pooled.append(variant_runs[variant_runs["calibration"].isin(labels) & (variant_runs["dataset"] == ds)
+                                           & (variant_runs["method"] == method)])
         runs = pd.concat(pooled, ignore_index=True)
         if runs.empty:
             return pd.DataFrame()
-        drawn = {k: [h for h in same_configuration(hypothesis, k[0]) if h in set(g["calibration"])]
+        drawn = {k: [h for h in same_configuration(owner.get(k[1], hypothesis), k[0]) if h in set(g["calibration"])]
                  for k, g in runs.groupby(["dataset", "method"], sort=False)}
         base = P.best_points(runs.assign(calibration=hypothesis))
         cells = zip(base["dataset"], base["method"])
         base["detail"] = [f"{n} runs: the draws of {' and '.join(drawn[k])}, one configuration on {k[0]}"
-                          if len(drawn[k]) > 1 else "" for k, n in zip(cells, base["n_runs"])]
+                          if len(drawn[k]) > 1 else f"{n} runs: {drawn[k][0]}'s draws" if drawn[k] != [hypothesis]
+                          else "" for k, n in zip(cells, base["n_runs"])]
     if "detail" not in base:
         base["detail"] = ""
     base = base.assign(value=100 * base["mean"], se=100 * base["sd"] / np.sqrt(base["n_runs"]),

@@ -238,8 +238,9 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
 
     Each run is one fit of the library's estimator (the same path functions and calibrations, many noise draws in one
     vectorised pass).  ``calibration``: ``"ours"`` (the estimators'), or, for the hypotheses only, one of
-    :data:`~dpkernels.experiments.yu2020.hypotheses.NOISE_CALIBRATIONS` (DP-GD, DP-SGD) or ``"iyengar_amp"`` (AMP):
-    most are NOT the estimators' replace-one guarantee (:mod:`~dpkernels.experiments.yu2020.hypotheses`).  ``alpha``:
+    :data:`~dpkernels.experiments.yu2020.hypotheses.NOISE_CALIBRATIONS` (DP-GD, DP-SGD), ``"iyengar_amp"`` (AMP) or
+    ``"iyengar_benchmark"`` (AMP as ``"iyengar_amp"``; output-perturbed SGD as Iyengar et al.'s code, Y20): most are
+    NOT the estimators' replace-one guarantee (:mod:`~dpkernels.experiments.yu2020.hypotheses`).  ``alpha``:
     the regulariser of DP-GD and DP-SGD (:data:`ALPHA`; hypothesis Y10 doubles it)."""
     rng = check_random_state(random_state)
     delta = delta_for(split) if delta is None else float(delta)
@@ -273,7 +274,7 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
     elif method == "AMP":
         L = float(point["data_norm"])
         Xc = _clip_rows(split.X_train, L)
-        if calibration == "iyengar_amp":
+        if calibration in ("iyengar_amp", "iyengar_benchmark"):
             from .hypotheses import iyengar_amp_calibration
 
             cal = iyengar_amp_calibration(epsilon, delta, n, L * (1.0 + 2e-9), out_fraction=float(point["out_fraction"]),
@@ -289,7 +290,15 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
     elif method == "Out-SGD":
         L, eta, k = float(point["data_norm"]), float(point["learning_rate"]), int(point["n_passes"])
         R = L * (1.0 + 2e-9)
-        sigma, sens, _ = output_sgd_calibration(epsilon, delta, n, d, R, loss.curvature * R * R, 0.0, eta, k, OUT_SGD_BATCH)
+        if calibration == "iyengar_benchmark":
+            from .hypotheses import iyengar_psgd_sigma
+
+            sigma, sens = iyengar_psgd_sigma(epsilon, delta, L, eta, k, OUT_SGD_BATCH)
+        elif calibration == "ours":
+            sigma, sens, _ = output_sgd_calibration(epsilon, delta, n, d, R, loss.curvature * R * R, 0.0, eta, k,
+                                                    OUT_SGD_BATCH)
+        else:
+            raise ValueError(f"output-perturbed SGD has no calibration {calibration!r}")
         Xc = _clip_rows(split.X_train, L)
         W0 = permutation_sgd_path(Xc * split.y_train[:, None], loss=loss, alpha=0.0, batch_size=OUT_SGD_BATCH,
                                   learning_rate=eta, n_passes=k, random_state=rng, n_chains=n_runs)
@@ -301,10 +310,11 @@ def run_point(method: str, split: Split, point: Mapping[str, object], n_runs: in
     return {"accuracy": _accuracy(X_test, split.y_test, W), **info}
 
 
-def _valid(method: str, point: Mapping[str, object]) -> bool:
+def _valid(method: str, point: Mapping[str, object], calibration: str = "ours") -> bool:
     """Wu et al.'s condition eta <= 2 / beta (beta = L^2 / 4 for the logistic loss on rows of norm <= L): Iyengar et
-    al.'s grid has points that break it; they are not private and are left out."""
-    if method != "Out-SGD":
+    al.'s grid has points that break it; they are not private and are left out, except under the calibration
+    ``"iyengar_benchmark"`` (Y20: their code runs them)."""
+    if method != "Out-SGD" or calibration == "iyengar_benchmark":
         return True
     L = float(point["data_norm"])
     return float(point["learning_rate"]) <= 2.0 / (0.25 * L * L)
@@ -320,7 +330,7 @@ def run_grid(method: str, split: Split, n_runs: int = N_RUNS, random_state: obje
     id for a hypothesis's variant)."""
     rng = check_random_state(random_state)
     rows = []
-    points = [p for p in grid_points(method, grid) if _valid(method, p)]
+    points = [p for p in grid_points(method, grid) if _valid(method, p, calibration)]
     if method == "DP-GD":  # the learning rates of one T share a pass over the data (one chain per rate and run)
         by_T: dict[int, list[dict[str, object]]] = {}
         for p in points:

@@ -50,7 +50,8 @@ def check_runs(runs: pd.DataFrame, configs: Sequence[dict]) -> None:
     0 to ``n_runs - 1`` each, and nothing else."""
     want: dict[tuple[str, str, str], tuple[list[str], set[tuple]]] = {}
     for c in configs:
-        points = [p for p in P.grid_points(c["method"], P.config_grid(c)) if P._valid(c["method"], p)]
+        cal = "ours" if c["label"] == "ours" else H.VARIANTS[_hypothesis(c["label"])].noise
+        points = [p for p in P.grid_points(c["method"], P.config_grid(c)) if P._valid(c["method"], p, cal)]
         keys = list(c["grid"])
         want[(c["label"], c["dataset"], c["method"])] = (keys, {(*(float(p[k]) for k in keys), r)
                                                                 for p in points for r in range(int(c["n_runs"]))})
