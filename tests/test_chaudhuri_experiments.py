@@ -62,7 +62,7 @@ def _frame(published, ours, se, errata=None):
         {"dataset": "adult", "loss": "logistic", "method": "output", "log10_Lambda": -2.0, "source": "published",
          "value": published, "n_runs": 10, "errata": errata},
         {"dataset": "adult", "loss": "logistic", "method": "output", "log10_Lambda": -2.0, "source": "reproduced",
-         "value": ours, "se": se, "sd": se * np.sqrt(10), "n_runs": 10},
+         "value": ours, "se": se, "sd": se * np.sqrt(10), "n_runs": 10, "min_effect": 0.01},
     ])
 
 

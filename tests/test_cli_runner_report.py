@@ -169,7 +169,7 @@ def test_report_counts_only_measured_claims_and_classifies_published_numbers(tmp
                           "source": ["published", "reproduced"] * 3 + ["reproduced", "published"],
                           "value": [0.5, 0.45, 0.30, 0.301, 0.8, 0.28, 0.3, 0.2],
                           "se": [None, 0.01, None, 0.002, None, 0.01, 0.01, None],
-                          "errata": [None, None, None, None, None, "C3", None, None]})
+                          "errata": [None, None, None, None, None, "C3", None, None], "min_effect": 0.01})
     write_table(table, "table_1", "demo", out=tmp_path / "demo")
     with pytest.raises(ValueError, match="source"):
         write_table(table.assign(source="guess"), "table_x", "demo", out=tmp_path / "demo")

@@ -31,3 +31,16 @@ def test_statement_files_name_existing_checks(paper):
     unknown = [n for n in prefixes if not any(i.startswith(n) for i in ids)]
     assert exact, f"docs/statements/{paper}.md names no check id"
     assert not unknown, f"docs/statements/{paper}.md names ids that no row of checks.csv has: {unknown}"
+
+
+def test_statement_files_cite_existing_errata_entries():
+    """Every ERRATA entry a statements file cites ("ERRATA C3, C4", "ERRATA H3") is a heading of docs/ERRATA.md."""
+    entries = set(re.findall(r"^### ([A-Z]\d+)\.", (REPO_ROOT / "docs" / "ERRATA.md").read_text(), flags=re.M))
+    cited = {}
+    for f in sorted((REPO_ROOT / "docs" / "statements").glob("*.md")):
+        for group in re.findall(r"ERRATA((?:[\s,]+(?:and\s+)?[A-Z]\d+\b)+)", f.read_text()):
+            for entry in re.findall(r"[A-Z]\d+", group):
+                cited.setdefault(entry, f.name)
+    assert len(cited) >= 20, sorted(cited)
+    unknown = {e: f for e, f in cited.items() if e not in entries}
+    assert not unknown, f"statements cite ERRATA entries that do not exist: {unknown}"

@@ -980,3 +980,30 @@ def test_errata_prose_eps_prime_numbers_are_algorithm_2s():
     kdd = [f"{eps_prime(0.1, n, -3.5):.3f}" for n in (70_000 * 9 // 10, 70_000)]
     assert f"eps' = {kdd[0]} at the fold's 63,000 rows, {kdd[1]} at 70,000" in text
     assert round(1 - (45_222 * 9 // 10) / 45_222, 2) == 0.1 and "a tenth less noise" in text
+
+
+def test_hypotheses_file_names_what_each_test_left_out(tmp_path):
+    """hypotheses.csv carries each hypothesis's registered `untested` part of its scope (REPORT names those numbers
+    "left out of its test"): the K-lc-* tests ran at 60,000 rows only, the K-* tests without C8's three cells, C14's
+    without the 0.8248 entries, C11's without Table 1's Huber entry at Lambda = 10^-3.5; C13 bears only on the two
+    points its variant changes."""
+    from dpkernels.report import in_scope
+
+    rows = [{"hypothesis": h, "dataset": "kddcup99", "test": "t", "statistic": 1.0, "accepted": False, "detail": "",
+             "scope": E.registered()[h]["scope"]} for h in ("K-lc-119", "K-119", "C4")]
+    df = pd.read_csv(E.write_hypotheses(rows, tmp_path), keep_default_na=False).set_index("hypothesis")
+    assert df.loc["K-lc-119", "untested"] == "size=70000|80000" and df.loc["C4", "untested"] == ""
+    lc = {"figure": "4", "loss": "logistic", "epsilon": "0.05", "method": "objective"}
+    assert in_scope(df.loc["K-lc-119", "untested"], "figure_4_5", {**lc, "size": "70000"})
+    assert not in_scope(df.loc["K-lc-119", "untested"], "figure_4_5", {**lc, "size": "60000"})
+    c8 = {"dataset": "kddcup99", "loss": "logistic", "method": "objective", "log10_Lambda": "-9", "epsilon": "0.1"}
+    assert in_scope(df.loc["K-119", "scope"], "table_2", c8) and in_scope(df.loc["K-119", "untested"], "table_2", c8)
+    reg = E.registered()
+    huber = {"dataset": "adult", "loss": "huber", "method": "objective", "log10_Lambda": "-3.5", "epsilon": "0.1"}
+    assert in_scope(reg["C11"]["scope"], "table_1", huber) and in_scope(reg["C11"]["untested"], "table_1", huber)
+    assert not in_scope(reg["C11"]["scope"], "table_1", {**huber, "loss": "logistic"})  # LR at 10^-3.5: Delta = 0
+    lr0 = {"dataset": "adult", "loss": "logistic", "method": "objective", "log10_Lambda": "-7", "epsilon": "0.1"}
+    assert in_scope(reg["C14"]["untested"], "table_1", lr0) and not in_scope(reg["C14"]["untested"], "table_1", huber)
+    fig2 = {"dataset": "adult", "loss": "huber", "method": "objective"}
+    assert in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.025"})
+    assert not in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.05"})

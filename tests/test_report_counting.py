@@ -31,7 +31,8 @@ def _table() -> pd.DataFrame:
     for ds, pub, rep, errata in (("a", 0.90, 0.70, "H1"), ("b", 0.90, 0.70, "H1"), ("a", 0.50, 0.501, None)):
         key = {"dataset": ds, "entry": "x" if errata else "y"}
         rows.append({**key, "source": "published", "value": pub, "n_runs": 5, "errata": errata})
-        rows.append({**key, "source": "reproduced", "value": rep, "se": 0.01, "sd": 0.02, "n_runs": 5})
+        rows.append({**key, "source": "reproduced", "value": rep, "se": 0.01, "sd": 0.02, "n_runs": 5,
+                     "min_effect": 0.2})
     return pd.DataFrame(rows)
 
 
@@ -81,8 +82,13 @@ def test_class_overrides_need_a_reason_and_are_neither_agreement_nor_explanation
 def test_min_effect_makes_a_noisy_agreement_inconclusive():
     t = pd.DataFrame([{"dataset": "a", "source": "published", "value": 0.892, "n_runs": 5},
                       {"dataset": "a", "source": "reproduced", "value": 0.674, "se": 0.131, "sd": 0.294, "n_runs": 5}])
-    assert compare_table(t)["class"].item() == "agrees"  # |t| = 1.2 at 4 df: the band spans most of the accuracy scale
+    # |t| = 1.2 at 4 df: the band spans most of the accuracy scale; with no minimum effect stated the comparison has
+    # no power at all, so it is never an agreement (it was "agrees" before a stated minimum effect was required)
+    assert compare_table(t)["class"].item() == "inconclusive (too noisy)"
     assert compare_table(t)["df"].item() == 4
+    exact = pd.DataFrame([{"dataset": "a", "source": "published", "value": 142.0},
+                          {"dataset": "a", "source": "reproduced", "value": 142.0, "se": 0.0}])
+    assert compare_table(exact)["class"].item() == "agrees"  # a count, standard error 0: sees any difference
     assert compare_table(t, min_effect=0.05)["class"].item() == "inconclusive (too noisy)"
     assert compare_table(t.assign(min_effect=0.05))["class"].item() == "inconclusive (too noisy)"
     # a precise agreement stays an agreement under the same minimum effect
@@ -161,7 +167,7 @@ def test_the_t_of_a_published_number_uses_the_degrees_of_freedom_of_our_spread()
                       {"dataset": "a", "source": "reproduced", "value": 0.5237, "se": 0.004, "sd": 0.004 * 10**0.5, "n_runs": 10}])
     row = compare_table(t).iloc[0]
     assert row["df"] == 9 and 4.1 < abs(row["z"]) < 4.3 and row["class"] == "differs, unexplained"
-    row = compare_table(t.assign(value=[0.500, 0.5227])).iloc[0]
+    row = compare_table(t.assign(value=[0.500, 0.5227], min_effect=0.05)).iloc[0]
     assert abs(row["z"]) > 3 and row["class"] == "agrees"  # |t| = 4.0 <= 4.09: the old |z| <= 3 rule called it a difference
 
 
@@ -184,6 +190,9 @@ def test_number_kinds_and_scopes():
     assert not in_scope("method=objective", "figure_3", key)
     assert not in_scope("table=figure_4_5", "figure_3", key)
     assert not in_scope("size=60000", "figure_3", key)  # the number has no such column
+    # alternatives: a hypothesis that bears on one cell of another table besides its own (C11's Huber entry)
+    assert in_scope("table=table_1; method=objective || table=figure_3; method=output", "figure_3", key)
+    assert not in_scope("table=table_1; method=output || table=figure_3; method=objective", "figure_3", key)
 
 
 def test_report_lists_only_the_hypotheses_that_bear_on_a_number(tmp_path):
@@ -197,6 +206,11 @@ def test_report_lists_only_the_hypotheses_that_bear_on_a_number(tmp_path):
     text = build_report(tmp_path).read_text()
     unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
     assert "dataset=b, entry=x" in unexplained and "H1 rejected" in unexplained and "H2" not in unexplained
+    assert "left out of its test" not in unexplained
+    # a hypothesis whose test left this number out says so (it bears on it, it was not tried on it)
+    write_hypotheses(h.assign(untested=["", "entry=x", ""]), "demo", out=tmp_path / "demo")
+    unexplained = build_report(tmp_path).read_text().split("## Differences we cannot explain")[1].split("\n## ")[0]
+    assert "H1 rejected on the other numbers it bears on, this one left out of its test" in unexplained
 
 
 def test_totals_are_recomputed_from_the_committed_csvs():
@@ -228,7 +242,10 @@ def test_totals_are_recomputed_from_the_committed_csvs():
                 if not np.isfinite(r.z) and np.isnan(r.z):
                     want = "inconclusive (too noisy)"
                 elif abs(r.z) <= cut:
-                    want = "agrees" if np.isnan(r.min_effect) or r.power >= 0.8 else "inconclusive (too noisy)"
+                    # an exact comparison (standard error 0) sees any difference
+                    exact = np.isnan(r.min_effect) and np.hypot(r.se_reproduced, r.se_published) == 0
+                    # with a spread and no minimum effect, no stated power: never an agreement
+                    want = "agrees" if exact or r.power >= 0.8 else "inconclusive (too noisy)"
                 else:
                     want = "differs, unexplained" if got == "differs, unexplained" else "consistent with"
                 assert got.startswith(want), (paper, f.name, dict(r))
@@ -252,7 +269,7 @@ def test_a_confirmed_upper_bound_states_how_loose_it_is():
     loose = c.at_most("Lemma", "a bound 100x above the measurement", kind="measured", bound=1.0, measured=0.01)
     assert "measured / bound = 0.01" in loose.detail and "loose: 100x" in loose.detail
     tight = c.at_most("Lemma", "a bound met closely", kind="measured", bound=1.0, measured=0.9)
-    assert tight.detail == "measured / bound = 0.9"
+    assert tight.detail == "measured / bound = 0.9 (it would fail at 1.11x what was measured)"
     # no note on a violation, on a lower bound, on our own constructs, or where the row states its own strength
     assert c.at_most("Lemma", "violated", kind="measured", bound=1.0, measured=2.0).detail == ""
     assert c.at_least("Lemma", "lower", kind="measured", bound=1.0, measured=2.0).detail == ""

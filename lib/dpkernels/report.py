@@ -96,9 +96,10 @@ EPS_SMALL = 0.1
 #: the test produced (e.g. ``max |z|``), whether the test accepts the hypothesis for that data set, and details.
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
 #: Optional columns of ``hypotheses.csv``: ``scope`` (which published numbers the hypothesis bears on, see
-#: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative) and
-#: ``false_acceptance`` (its acceptance rate on data simulated without the effect).
-HYPOTHESIS_OPTIONAL = ["scope", "power", "false_acceptance"]
+#: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative),
+#: ``false_acceptance`` (its acceptance rate on data simulated without the effect) and ``untested`` (a scope of the
+#: numbers it bears on that its test left out, empty: none; REPORT says so beside them).
+HYPOTHESIS_OPTIONAL = ["scope", "power", "false_acceptance", "untested"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_TITLES = {
@@ -295,8 +296,9 @@ class Checks:
 
 def _slack(status: str, kind: str, bound: object, measured: object, detail: str) -> str:
     """How loose a confirmed upper bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
-    bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound, and, when it is below
-    1/2, a note that the check could only have failed by a violation of bound / measured times what was measured."""
+    bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound and what the check could
+    detect: below 1/2 a note that it could only have failed by a violation of bound / measured times what was
+    measured ("loose"), from 1/2 up the same factor as the smallest violation that would show."""
     if status != "holds" or kind not in ("measured", "analytic") or "measured / bound" in detail or "strength:" in detail:
         return ""
     try:
@@ -307,8 +309,9 @@ def _slack(status: str, kind: str, bound: object, measured: object, detail: str)
         return ""
     r = m / b
     note = (f" (loose: {1 / r:.3g}x; the check could only fail if the truth were that far beyond what was measured)"
-            if 0 < r < 0.5 else " (nothing observed against the bound: the criterion says what the check could detect)"
-            if r == 0 else "")
+            if 0 < r < 0.5 else f" (it would fail at {1 / r:.3g}x what was measured)" if 0.5 <= r < 1
+            else " (nothing observed against the bound: the criterion says what the check could detect)" if r == 0
+            else " (measured at the bound)")
     return f"{'; ' if detail else ''}measured / bound = {r:.3g}{note}"
 
 
@@ -415,10 +418,15 @@ def _same(a: object, b: str) -> bool:
 def in_scope(scope: object, table: str, key: dict[str, object]) -> bool:
     """Whether a hypothesis whose ``scope`` is this text bears on the published number ``key`` of ``table``.  A scope
     is ``;``-separated conditions ``column=value|value...`` on the number's key columns, or on ``table`` (the table's
-    file name); numbers compare as numbers.  A number lacking a column a condition names is out of scope; an empty
-    scope covers every number of the hypothesis's data set."""
+    file name), all of which must hold; numbers compare as numbers; alternatives separated by ``||`` cover what any of
+    them covers.  A number lacking a column a condition names is out of that alternative; an empty scope covers every
+    number of the hypothesis's data set."""
     text = "" if scope is None or (isinstance(scope, float) and math.isnan(scope)) else str(scope).strip()
-    for cond in filter(None, (c.strip() for c in text.split(";"))):
+    return any(_all_hold(alt, table, key) for alt in text.split("||"))
+
+
+def _all_hold(conditions: str, table: str, key: dict[str, object]) -> bool:
+    for cond in filter(None, (c.strip() for c in conditions.split(";"))):
         col, _, values = cond.partition("=")
         col = col.strip()
         have = table if col == "table" else key.get(col)
@@ -438,9 +446,11 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     ``inconclusive (too noisy)``.  Only published numbers with a paired reproduction appear.  The class
     (:data:`CLASSES`): a row's ``class_override`` (``not comparable``, ``input`` or ``fitted``, whose reason must be in
     ``note``) wins; otherwise :func:`dpkernels.verdicts.compare` with the row's ``min_effect`` (else the
-    ``min_effect`` argument), and a difference is ``consistent with X`` only when the row's candidate ``errata`` X is
-    accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`; ``errata`` may name several
-    candidates, ``X|Y``: the first accepted one explains).  Columns: the keys,
+    ``min_effect`` argument; a number with neither and a positive standard error cannot agree: without a minimum
+    effect the comparison has no stated power, so within the cut it is ``inconclusive (too noisy)``; an exact
+    comparison, standard error 0, sees any difference), and a difference is ``consistent with X`` only when the row's
+    candidate ``errata`` X is accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`;
+    ``errata`` may name several candidates, ``X|Y``: the first accepted one explains).  Columns: the keys,
     ``published``, ``reproduced``, ``se_reproduced``, ``se_published``, ``z`` (the t statistic), ``df``, ``p_value``,
     ``power`` (against ``min_effect``), ``power_limit`` (the power unlimited replicates of ours would give: our
     standard error 0, the normal law; below 0.8 where the published number's own spread, not too few replicates of
@@ -486,7 +496,9 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
         dataset = keyd.get("dataset")
         explained = next((c for c in (errata or "").split("|") if dataset is not None and (c, dataset) in accepted), None)
         c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, df=dof, min_effect=me)
-        cls = c.cls
+        # without a minimum effect a comparison with any spread has no stated power: not an agreement (an exact one,
+        # standard error 0, sees every difference)
+        cls = verdicts.TOO_NOISY if me is None and c.cls == "agrees" and math.hypot(se_r, se_p) > 0 else c.cls
         if override is not None:
             if override not in OVERRIDE_CLASSES:
                 raise ValueError(f"class_override must be one of {OVERRIDE_CLASSES}, got {override!r} at {keyd}")
@@ -569,7 +581,8 @@ def _class_of(cls: str) -> str:
 
 
 def _hypotheses_bearing(hyp: pd.DataFrame, dataset: str | None, table: str, key: dict[str, object]) -> str:
-    """The hypotheses tested on ``dataset`` whose scope covers this number (:func:`in_scope`), with their results."""
+    """The hypotheses tested on ``dataset`` whose scope covers this number (:func:`in_scope`), with their results; one
+    whose test left the number out (its ``untested`` scope covers it) is named as such."""
     if dataset is None:
         return "(no dataset column: no explanation can apply)"
     part = hyp[hyp["dataset"].astype(str) == dataset] if not hyp.empty else hyp
@@ -582,8 +595,15 @@ def _hypotheses_bearing(hyp: pd.DataFrame, dataset: str | None, table: str, key:
         bits = [f"{c.replace('_', ' ')} {r[c]}" for c in ("power", "false_acceptance") if c in r and str(r[c]) not in ("", "nan")]
         return f"; {', '.join(bits)}" if bits else ""
 
-    return "; ".join(f"{r['hypothesis']} {'accepted' if str(r['accepted']).lower() == 'true' else 'rejected'} "
-                     f"({r['test']}: {r['statistic']}{extra(r)})" for _, r in part.iterrows())
+    def outcome(r: pd.Series) -> str:
+        verdict = "accepted" if str(r["accepted"]).lower() == "true" else "rejected"
+        untested = r.get("untested")
+        if isinstance(untested, str) and untested.strip() and in_scope(untested, table, key):
+            return f"{verdict} on the other numbers it bears on, this one left out of its test"
+        return verdict
+
+    return "; ".join(f"{r['hypothesis']} {outcome(r)} ({r['test']}: {r['statistic']}{extra(r)})"
+                     for _, r in part.iterrows())
 
 
 def build_report(root: Path | None = None) -> Path:

@@ -52,7 +52,7 @@ from .readings import KDD_FULL_COUNTS
 Array = NDArray[np.float64]
 
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
-                      "false_acceptance"]
+                      "false_acceptance", "untested"]
 from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`~dpkernels.experiments.chaudhuri2011.registry`)
 #: Rows of the paper's KDD subset (the binomial spread of a constant classifier's error on it, C8).
 KDD_PAPER_ROWS = 70000
@@ -358,13 +358,16 @@ def explanations(hypotheses: pd.DataFrame) -> Explanations:
 
 def write_hypotheses(rows: list[dict[str, object]], out: Path) -> Path:
     """``hypotheses.csv`` (one row per hypothesis and data set; a second row for the same pair is refused; every
-    hypothesis must be registered, :mod:`~dpkernels.experiments.chaudhuri2011.registry`)."""
+    hypothesis must be registered, :mod:`~dpkernels.experiments.chaudhuri2011.registry`).  ``untested``: the
+    registry's (the numbers of its scope its test left out; :func:`dpkernels.report.in_scope`)."""
     from .registry import registered
 
     df = pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS)
-    unknown = sorted(set(df["hypothesis"]) - set(registered()))
+    reg = registered()
+    unknown = sorted(set(df["hypothesis"]) - set(reg))
     if unknown:
         raise ValueError(f"hypotheses not registered before running: {unknown}")
+    df["untested"] = [reg[h].get("untested", "") for h in df["hypothesis"]]
     dup = df[df.duplicated(["hypothesis", "dataset"])]
     if len(dup):
         raise ValueError(f"hypotheses tested twice for the same data set: {dup[['hypothesis', 'dataset']].values.tolist()}")
