@@ -292,6 +292,18 @@ def test_reference_check_uses_the_standard_error_and_names_what_moved(tmp_path):
     assert "[gone] status: 'holds' -> (missing)" in text
 
 
+def test_reference_check_names_the_rows_of_a_table_the_run_left_empty(tmp_path):
+    """A run whose table has no rows (a step that found nothing) is a difference to name, not a crash: every
+    reference row is "not in the run"."""
+    from dpkernels.reference import compare_outputs
+
+    ref, run = _reference_pair(tmp_path)
+    pd.read_csv(ref / "demo" / "table_1.csv").iloc[:0].to_csv(run / "demo" / "table_1.csv", index=False)
+    t = compare_outputs(run, ref, profile="full").table
+    gone = t[(t["file"] == "table_1.csv")]
+    assert set(gone["row"]) == {"0", "1"} and (gone["rule"] == "row not in the run").all()
+
+
 def test_reference_check_at_the_quick_profile_compares_analytic_checks_only(tmp_path):
     from dpkernels.reference import compare_outputs
 

@@ -295,6 +295,11 @@ def _drop_not_comparable(table: pd.DataFrame, not_comparable: set[str]) -> tuple
     return table[~hit].reset_index(drop=True), int(hit.sum())
 
 
+def _row_keys(df: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each row's text key (its ``keys`` columns joined), a Series even for a table without rows."""
+    return pd.Series(["|".join(map(str, row)) for row in df[keys].itertuples(index=False)], dtype=str)
+
+
 def _compare_table(col: _Collector, output: str, name: str, ref: pd.DataFrame, run: pd.DataFrame) -> None:
     nc = _not_comparable_keys(ref)
     if "source" in ref.columns:
@@ -313,8 +318,7 @@ def _compare_table(col: _Collector, output: str, name: str, ref: pd.DataFrame, r
         unpaired: list[int] = []
     else:
         keys = [c for c in compared if c in run.columns and all(_number(v) is None for v in ref[c] if not _blank(v))]
-        ref_keys = ref[keys].astype(str).agg("|".join, axis=1) if keys else pd.Series([], dtype=str)
-        run_keys = run[keys].astype(str).agg("|".join, axis=1) if keys else pd.Series([], dtype=str)
+        ref_keys, run_keys = _row_keys(ref, keys), _row_keys(run, keys)
         if keys and ref_keys.is_unique and run_keys.is_unique:
             where = {k: j for j, k in enumerate(run_keys)}
             pairs = [(i, ref.iloc[i], run.iloc[where[k]]) for i, k in enumerate(ref_keys) if k in where]
