@@ -1007,3 +1007,58 @@ def test_hypotheses_file_names_what_each_test_left_out(tmp_path):
     fig2 = {"dataset": "adult", "loss": "huber", "method": "objective"}
     assert in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.025"})
     assert not in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.05"})
+
+
+def _published_numbers(dataset: str):
+    """(table, key, value) of every published number of Tables 1-2 and Figures 2-3 of ``dataset`` (committed CSVs)."""
+    from dpkernels.report import REPO_ROOT, VALUE_COLUMNS
+
+    out = []
+    for table in (("table_1", "figure_2") if dataset == "adult" else ("table_2", "figure_3")):
+        df = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / f"{table}.csv", keep_default_na=False,
+                         na_values=[""])
+        pub = df[(df.source == "published") & (df.dataset == dataset)]
+        keys = [c for c in df.columns if c not in VALUE_COLUMNS]
+        out += [(table, {k: str(getattr(r, k)) for k in keys}, float(r.value)) for r in pub.itertuples()]
+    return out
+
+
+def test_untested_is_what_each_registered_test_left_out():
+    """For every hypothesis with runs in registered_runs.csv on Tables 1-2 and Figures 2-3: a published number in its
+    scope is tested when its cell is among the runs or it repeats a tested number (the same value printed again for
+    the same loss and method: Table 1's Delta > 0 entries, Figure 3's eps = 0.1 points that are Table 2's bold
+    entries); the registry's `untested` covers exactly the others."""
+    from dpkernels.report import REPO_ROOT, in_scope
+
+    runs = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "registered_runs.csv")
+    reg = E.registered()
+
+    def cell(table, key):
+        lam = key.get("log10_Lambda", "nan")
+        eps = key.get("epsilon", "nan")
+        return (table, key["loss"], key["method"], None if lam == "nan" else round(float(lam), 6),
+                None if eps == "nan" or key["method"] == "non-private" and table.startswith("table") else round(float(eps), 6))
+
+    wrong = {}
+    for h in sorted(set(runs.hypothesis) - {"ours"}):
+        g = runs[runs.hypothesis == h]
+        if not set(g.table) <= {"table_1", "table_2", "figure_2", "figure_3"}:
+            continue
+        for ds, gd in g.groupby("dataset"):
+            cells = {(r.table, r.loss, r.method, None if r.table.startswith("figure") else round(float(r.log10_Lambda), 6),
+                      None if pd.isna(r.epsilon) or r.method == "non-private" and r.table.startswith("table")
+                      else round(float(r.epsilon), 6)) for r in gd.itertuples()}
+            nums = _published_numbers(ds)
+            tested_values = {(k["loss"], k["method"], v) for t, k, v in nums
+                             if (c := cell(t, k)) in cells or (c[0], c[1], c[2], None, c[4]) in cells}
+            for t, k, v in nums:
+                if not in_scope(reg[h]["scope"], t, k):
+                    continue
+                c = cell(t, k)
+                tested = c in cells or (c[0], c[1], c[2], None, c[4]) in cells or (k["loss"], k["method"], v) in tested_values
+                marked = bool(reg[h].get("untested")) and in_scope(reg[h]["untested"], t, k)
+                if tested == marked:
+                    wrong.setdefault(h, []).append((t, k.get("loss"), k.get("method"), k.get("log10_Lambda"),
+                                                    k.get("epsilon"), "tested" if tested else "not tested"))
+    assert len(set(runs.hypothesis)) >= 20
+    assert not wrong, wrong

@@ -270,6 +270,8 @@ def test_a_confirmed_upper_bound_states_how_loose_it_is():
     assert "measured / bound = 0.01" in loose.detail and "loose: 100x" in loose.detail
     tight = c.at_most("Lemma", "a bound met closely", kind="measured", bound=1.0, measured=0.9)
     assert tight.detail == "measured / bound = 0.9 (it would fail at 1.11x what was measured)"
+    closest = c.at_most("Lemma", "met to 0.3%", kind="measured", bound=1.0, measured=0.997)
+    assert closest.detail == "measured / bound = 0.997 (it would fail at 1.0030x what was measured)"  # not "1x"
     # no note on a violation, on a lower bound, on our own constructs, or where the row states its own strength
     assert c.at_most("Lemma", "violated", kind="measured", bound=1.0, measured=2.0).detail == ""
     assert c.at_least("Lemma", "lower", kind="measured", bound=1.0, measured=2.0).detail == ""

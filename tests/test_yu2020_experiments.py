@@ -486,8 +486,9 @@ def test_y20_reads_amp_from_y14s_draws_and_output_sgd_from_its_own():
                       _runs("ours", {("AMP", 1): _spread(0.980), ("Out-SGD", 1): _spread(0.975)}, "kddcup99")])
     y14 = pd.concat([_runs("Y14", {("AMP", 1): _spread(0.788)}), _runs("Y14", {("AMP", 1): _spread(0.971)}, "kddcup99")])
     y17 = pd.concat([_runs("Y17", {("AMP", 1): _spread(0.790)}), _runs("Y17", {("AMP", 1): _spread(0.984)}, "kddcup99")])
-    y20 = pd.concat([_runs("Y20", {("Out-SGD", 1): _spread(0.770)}),
-                     _runs("Y20", {("Out-SGD", 1): _spread(0.972)}, "kddcup99")])
+    # stray AMP rows under Y20's label (Y20 draws no AMP): neither Y20 nor Y14 may read them
+    y20 = pd.concat([_runs("Y20", {("Out-SGD", 1): _spread(0.770), ("AMP", 1): _spread(0.5)}),
+                     _runs("Y20", {("Out-SGD", 1): _spread(0.972), ("AMP", 1): _spread(0.5)}, "kddcup99")])
     nums = H.variant_numbers("Y20", ours, pd.concat([ours, y14, y17, y20])).set_index(["dataset", "method"])
     assert sorted(nums.index) == [("adult", "AMP"), ("adult", "Out-SGD"), ("kddcup99", "AMP"), ("kddcup99", "Out-SGD")]
     assert nums.loc[("adult", "AMP"), "value"] == pytest.approx(78.9) and nums.loc[("adult", "AMP"), "df"] == 39
@@ -499,6 +500,8 @@ def test_y20_reads_amp_from_y14s_draws_and_output_sgd_from_its_own():
     assert nums.loc[("kddcup99", "Out-SGD"), "se_published"] == pytest.approx(sd / np.sqrt(10))
     y14_nums = H.variant_numbers("Y14", ours, pd.concat([ours, y14, y17, y20])).set_index(["dataset", "method"])
     assert y14_nums.loc[("adult", "AMP"), "df"] == 39 and y14_nums.loc[("kddcup99", "AMP"), "df"] == 19
+    assert y14_nums.loc[("kddcup99", "AMP"), "value"] == pytest.approx(97.1)
+    assert "Y20" not in H.same_configuration("Y14", "adult") and "Y20" not in H.same_configuration("Y14", "kddcup99")
 
 
 

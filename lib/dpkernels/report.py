@@ -294,6 +294,11 @@ class Checks:
         return path
 
 
+def _factor(x: float) -> str:
+    """A factor above 1 in 3 significant digits, or to 4 decimals where those would round it to 1."""
+    return f"{x:.3g}" if f"{x:.3g}" != "1" else f"{x:.4f}"
+
+
 def _slack(status: str, kind: str, bound: object, measured: object, detail: str) -> str:
     """How loose a confirmed upper bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
     bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound and what the check could
@@ -309,7 +314,7 @@ def _slack(status: str, kind: str, bound: object, measured: object, detail: str)
         return ""
     r = m / b
     note = (f" (loose: {1 / r:.3g}x; the check could only fail if the truth were that far beyond what was measured)"
-            if 0 < r < 0.5 else f" (it would fail at {1 / r:.3g}x what was measured)" if 0.5 <= r < 1
+            if 0 < r < 0.5 else f" (it would fail at {_factor(1 / r)}x what was measured)" if 0.5 <= r < 1
             else " (nothing observed against the bound: the criterion says what the check could detect)" if r == 0
             else " (measured at the bound)")
     return f"{'; ' if detail else ''}measured / bound = {r:.3g}{note}"
