@@ -2,17 +2,17 @@
 (:mod:`~dpkernels.experiments.yu2020.registry`, ``registry.yaml``: statements, families, history), what each changes in the protocol
 (:data:`VARIANTS`) and the one test that decides them all (:func:`joint_test`).
 
-A hypothesis is a statement about what Yu et al. computed (their accountant, their inputs, their selection, their
-runs).  Its variant reruns the protocol with that one change over the complete published grids (the published
-selection: the best grid point by mean test accuracy) on every data set and method its scope names, or recomputes
-the numbers from our runs when the change is in the reading of the runs (Y8, Y11, Y15); a configuration another
-hypothesis already draws is read from its draws, not drawn again (``Variant.drawn_by``: Y20's AMP is Y14's).  The test is joint over all
-the numbers the hypothesis names (a statement about their code predicts every one of them): Bonferroni over the
-per-number t statistics at :data:`~dpkernels.experiments.registry.ALPHA_HYPOTHESIS`.  A hypothesis is accepted only
-when that test does not reject it and its false-acceptance rate (the probability of not rejecting when the published
-numbers are draws of our own protocol's, computed exactly) is at most
-:data:`~dpkernels.experiments.registry.MAX_FALSE_ACCEPTANCE` / m, m the hypotheses registered for its family: a
-hypothesis whose variant cannot be told from our protocol cannot explain a gap, whatever its p-value.
+A hypothesis is a statement about what Yu et al. computed (their accountant, their inputs, their selection, their runs).
+Its variant reruns the protocol with that one change over the complete published grids (the published selection: the
+best grid point by mean test accuracy) on every data set and method its scope names, or recomputes the numbers from our
+runs when the change is in the reading of the runs (Y8, Y11, Y15); a configuration another hypothesis already draws is
+read from its draws, not drawn again (``Variant.drawn_by``: Y20's AMP is Y14's). The test is joint over all the numbers
+the hypothesis names (a statement about their code predicts every one of them): Bonferroni over the per-number t
+statistics at :data:`~dpkernels.experiments.registry.ALPHA_HYPOTHESIS`. A hypothesis is accepted only when that test
+does not reject it and its false-acceptance rate (the probability of not rejecting when the published numbers are draws
+of our own protocol's, computed exactly) is at most :data:`~dpkernels.experiments.registry.MAX_FALSE_ACCEPTANCE` / m, m
+the hypotheses registered for its family: a hypothesis whose variant cannot be told from our protocol cannot explain a
+gap, whatever its p-value.
 
 The variants' noise calibrations are NOT the estimators' guarantee (replace-one, exact accounting): most of them
 state a weaker privacy level than (0.1, 1/n^2) under replace-one, and exist only to test what Yu et al. may have run.
