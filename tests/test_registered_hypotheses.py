@@ -1033,11 +1033,13 @@ def test_untested_is_what_each_registered_test_left_out():
     runs = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "registered_runs.csv")
     reg = E.registered()
 
-    def cell(table, key):
-        lam = key.get("log10_Lambda", "nan")
-        eps = key.get("epsilon", "nan")
-        return (table, key["loss"], key["method"], None if lam == "nan" else round(float(lam), 6),
-                None if eps == "nan" or key["method"] == "non-private" and table.startswith("table") else round(float(eps), 6))
+    def cell(table, loss, method, lam, eps):
+        """A number's or a run's cell: a figure's point has no Lambda, a table's non-private entry no epsilon."""
+        return (table, loss, method, None if table.startswith("figure") or pd.isna(lam) else round(float(lam), 6),
+                None if pd.isna(eps) or method == "non-private" and table.startswith("table") else round(float(eps), 6))
+
+    def of(t, k):
+        return cell(t, k["loss"], k["method"], float(k.get("log10_Lambda", "nan")), float(k.get("epsilon", "nan")))
 
     wrong = {}
     for h in sorted(set(runs.hypothesis) - {"ours"}):
@@ -1045,17 +1047,13 @@ def test_untested_is_what_each_registered_test_left_out():
         if not set(g.table) <= {"table_1", "table_2", "figure_2", "figure_3"}:
             continue
         for ds, gd in g.groupby("dataset"):
-            cells = {(r.table, r.loss, r.method, None if r.table.startswith("figure") else round(float(r.log10_Lambda), 6),
-                      None if pd.isna(r.epsilon) or r.method == "non-private" and r.table.startswith("table")
-                      else round(float(r.epsilon), 6)) for r in gd.itertuples()}
+            cells = {cell(r.table, r.loss, r.method, r.log10_Lambda, r.epsilon) for r in gd.itertuples()}
             nums = _published_numbers(ds)
-            tested_values = {(k["loss"], k["method"], v) for t, k, v in nums
-                             if (c := cell(t, k)) in cells or (c[0], c[1], c[2], None, c[4]) in cells}
+            tested_values = {(k["loss"], k["method"], v) for t, k, v in nums if of(t, k) in cells}
             for t, k, v in nums:
                 if not in_scope(reg[h]["scope"], t, k):
                     continue
-                c = cell(t, k)
-                tested = c in cells or (c[0], c[1], c[2], None, c[4]) in cells or (k["loss"], k["method"], v) in tested_values
+                tested = of(t, k) in cells or (k["loss"], k["method"], v) in tested_values
                 marked = bool(reg[h].get("untested")) and in_scope(reg[h]["untested"], t, k)
                 if tested == marked:
                     wrong.setdefault(h, []).append((t, k.get("loss"), k.get("method"), k.get("log10_Lambda"),

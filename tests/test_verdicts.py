@@ -152,3 +152,17 @@ def test_checks_record_keeps_the_criterion_beside_the_verdict(tmp_path):
     v = c.record("a claim", "a check", V.bound_verdict(0.95, 1.0, se=0.1), kind="measured", bound=1.0)
     assert v.status == "inconclusive" and "upper 95% bound" in v.detail and "INCONCLUSIVE" in str(v)
     assert c.summary()["inconclusive"] == 1
+
+
+def test_audit_strength_is_the_committed_audits_note():
+    """One phrase for every audit's "strength:" note (Chaudhuri et al.'s audits and Yu et al.'s): it gives the texts
+    the committed checks carry."""
+    import pandas as pd
+
+    from dpkernels.report import REPO_ROOT
+
+    c = pd.read_csv(REPO_ROOT / "paper_figures" / "chaudhuri2011" / "checks.csv", keep_default_na=False).set_index("id")
+    assert f"strength: {V.audit_strength(0.3365, 1.0)} (its control" in c.loc["theorem-9-audit", "detail"]
+    assert V.audit_strength(0.3365, 1.0).endswith("more than 3x what the proof allows here")
+    y = pd.read_csv(REPO_ROOT / "paper_figures" / "yu2020" / "checks.csv", keep_default_na=False).set_index("id")
+    assert f"strength: {V.audit_strength(1.0, 1.0, 'the calibration')};" in y.loc["audit-dp-gd", "detail"]

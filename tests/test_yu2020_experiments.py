@@ -546,3 +546,26 @@ def test_y20s_acceptance_rests_on_the_kdd_amp_number_not_on_the_10_runs():
     kdd_amp = (nums["dataset"] == "kddcup99") & (nums["method"] == "AMP")
     assert H.joint_test(nums, 5)["false_acceptance"] < 0.01
     assert H.joint_test(nums[~kdd_amp], 5)["false_acceptance"] > 0.5
+
+
+def test_gridsearch_s_unmodelled_selection_moves_y20_up():
+    """ERRATA Y1 on what Y20 leaves out of gridsearch.py: reporting the best of 10-run means (output-SGD: each point
+    run twice, as a regulariser its convex SGD ignores) rather than the best 20-run mean moves each of Y20's four
+    numbers up (a bootstrap from the committed runs): towards the published number for both AMP numbers and KDDCup99's
+    output-SGD, away from it for Adult's output-SGD (77.4, below the variant)."""
+    from pathlib import Path
+
+    runs = pd.read_csv(Path(__file__).resolve().parents[1] / "paper_figures" / "yu2020" / "registered_runs.csv")
+    rng = np.random.default_rng(2020)
+    grids = {"AMP": ["data_norm", "noise_fraction", "out_fraction"], "Out-SGD": ["data_norm", "learning_rate", "n_passes"]}
+    for (ds, method), want in {("adult", "AMP"): 1, ("kddcup99", "AMP"): 1, ("kddcup99", "Out-SGD"): 1,
+                               ("adult", "Out-SGD"): -1}.items():
+        labels = H.same_configuration("Y14", ds) if method == "AMP" else ["Y20"]
+        g = runs[runs.calibration.isin(labels) & (runs.dataset == ds) & (runs.method == method)]
+        acc = [a.to_numpy() for _, a in g.groupby(grids[method])["accuracy"]]
+        best = max(a.mean() for a in acc)
+        reps = 2 if method == "Out-SGD" else 1
+        draws = np.stack([rng.choice(a, size=(400, reps, 10)).mean(axis=2).max(axis=1) for a in acc]).max(axis=0)
+        published = PUBLISHED_TABLE_2[(ds, method)] / 100
+        assert draws.mean() > best + 0.001, (ds, method, best, draws.mean())
+        assert np.sign(published - best) * np.sign(draws.mean() - best) == want, (ds, method)

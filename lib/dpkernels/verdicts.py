@@ -72,6 +72,7 @@ __all__ = [
     "Outcome",
     "verdict",
     "bound_verdict",
+    "audit_strength",
     "difference_verdict",
     "equivalence_verdict",
     "rate_verdict",
@@ -228,6 +229,14 @@ def at_least(measured: float, bound: float) -> bool:
 def audit_refutes(epsilon_lb: float, epsilon_claimed: float) -> bool:
     """A (1 - alpha)-confidence lower bound on epsilon above the claimed epsilon refutes the claim."""
     return float(epsilon_lb) > float(epsilon_claimed)
+
+
+def audit_strength(exact_loss: float, epsilon: float, basis: str = "the proof") -> str:
+    """What an audit on a pair can refute, for a row's "strength:" note: the share of ``epsilon`` the pair's exact
+    privacy loss reaches, and so how far beyond what ``basis`` allows a mechanism must leak before the audit can
+    refute ``epsilon`` on that pair."""
+    return (f"this pair leaks {exact_loss / epsilon:.2f} of eps, so the audit refutes eps only if the mechanism leaks "
+            f"more than {epsilon / max(exact_loss, 1e-12):.2g}x what {basis} allows here")
 
 
 def audit_detects(epsilon_lb: float, epsilon_claimed: float) -> bool:

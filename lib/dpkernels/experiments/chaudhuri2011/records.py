@@ -222,9 +222,8 @@ def record_audit(checks: Checks, claim: str, res: AuditResult, id: str) -> Verdi
         checks.record(claim, f"95% CP lower bound on epsilon: {res.mechanism}", res.outcome(), kind="measured",
                       bound=res.epsilon, measured=res.epsilon_lb, id=f"{id}-audit",
                       detail=f"{res.n_releases} releases per data set; exact loss of the pair {res.exact_loss:.4g}; {res.notes}; "
-                      f"strength: this pair leaks {res.exact_loss / res.epsilon:.2f} of eps, so the audit refutes eps only "
-                      f"if the mechanism leaks more than {res.epsilon / max(res.exact_loss, 1e-12):.2g}x what the proof allows "
-                      "here (its control, with less noise, shows the power)"),
+                      f"strength: {verdicts.audit_strength(res.exact_loss, res.epsilon)} (its control, with less noise, "
+                      "shows the power)"),
         checks.record(claim, f"exact privacy loss of the audited pair: {res.mechanism}",
                       verdicts.bound_verdict(res.exact_loss, res.epsilon, rtol=ROUND_OFF), kind="analytic",
                       bound=res.epsilon, id=f"{id}-exact",

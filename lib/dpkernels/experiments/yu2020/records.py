@@ -109,8 +109,7 @@ def _audit_strength(ok: pd.Series, ctrl: pd.Series, exact: float) -> str:
     """What an audit row could detect (the report's "strength:" note, in place of a bound-over-measurement ratio,
     which for an audit measures the audit, not slack in the claim)."""
     claim = float(ok.epsilon_claimed)
-    pair = (f"this pair leaks {exact / claim:.2f} of eps, so the audit refutes eps only if the mechanism leaks more "
-            f"than {claim / exact:.3g}x what the calibration allows here" if np.isfinite(exact) and exact > 0 else
+    pair = (verdicts.audit_strength(exact, claim, "the calibration") if np.isfinite(exact) and exact > 0 else
             "the pair's exact loss is not computed, so how much of eps it can show is unknown")
     return (f"strength: {pair}; the negative control ({ctrl.mechanism.removeprefix('negative control: ')}) was caught "
             f"at {ctrl.epsilon_lb:.3g} > {claim:g}, a violation of that size" if ctrl.epsilon_lb > claim else
