@@ -123,6 +123,26 @@ def test_the_recorded_budget_is_what_the_fits_state(monkeypatch):
     assert r["delta_spent"] == 0.01
 
 
+def test_diffprivlib_rows_record_what_its_fit_booked(monkeypatch):
+    """diffprivlib's models state no guarantee_: the frontier reads what the fit booked on its accountant, not the
+    constructor's epsilon (a fit that spends more than it was built with is recorded as spending it)."""
+    from diffprivlib.models import LogisticRegression as DPL
+
+    r = F.run_task(_config("diffprivlib-lr", "adult", n=500, eps=1.0))
+    assert (r["epsilon_spent"], r["delta_spent"]) == (1.0, 0.0)
+    with pytest.raises(ValueError, match="booked nothing"):
+        F.diffprivlib_spent(DPL(epsilon=1.0, data_norm=1.0))
+    real_fit = DPL.fit
+
+    def twice(self, X, y, sample_weight=None):
+        self.accountant.spend(self.epsilon, 0.0)  # a second release from the same rows, booked as diffprivlib does
+        return real_fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(DPL, "fit", twice)
+    r = F.run_task(_config("diffprivlib-lr", "adult", n=500, eps=1.0))
+    assert (r["epsilon_spent"], r["delta_spent"]) == (2.0, 0.0)
+
+
 GRADIENT_ROWS = ("noisy-gd", "dp-sgd", "amp", "output-sgd")
 
 

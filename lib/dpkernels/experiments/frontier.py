@@ -666,14 +666,33 @@ def load_task_data(name: str, n_train: int, n_test: int, seed: int) -> tuple[Arr
 # ----------------------------------------------------------------------------------------------
 def stated(estimator: Any) -> tuple[float, float]:
     """The (epsilon, delta) a fitted estimator states: its ``guarantee_`` (a Pipeline: its last step's; read whether or
-    not it says ``private``, which a seeded fit may not), or diffprivlib's pure epsilon."""
+    not it says ``private``, which a seeded fit may not), or for a diffprivlib model what its fit booked
+    (:func:`diffprivlib_spent`)."""
     from dpkernels.selection import stated_guarantee
 
     inner = estimator[-1] if hasattr(estimator, "steps") else estimator
     if getattr(inner, "guarantee_", None) is None and type(inner).__module__.startswith("diffprivlib"):
-        return float(inner.epsilon), 0.0  # diffprivlib's models are epsilon-DP and state no delta
+        return diffprivlib_spent(inner)
     g = stated_guarantee(estimator)
     return float(g.epsilon), float(g.delta)
+
+
+def diffprivlib_spent(model: Any) -> tuple[float, float]:
+    """The (epsilon, delta) a fitted diffprivlib model booked on its ``accountant`` (diffprivlib's
+    ``BudgetAccountant.total()``): diffprivlib's own statement of what its fits spent, read after the fit, not the
+    constructor's ``epsilon``.  The frontier gives every fit a fresh accountant, so the total is that fit's spend; an
+    accountant shared by several fits states their composition.
+
+    Raises
+    ------
+    ValueError
+        If the accountant booked nothing (the model was not fitted).
+    """
+    accountant = model.accountant
+    if not accountant.spent_budget:
+        raise ValueError(f"{type(model).__name__}'s accountant booked nothing: it was not fitted")
+    epsilon, delta = accountant.total()  # diffprivlib's Budget: a tuple (epsilon, delta)
+    return float(epsilon), float(delta)
 
 
 def stated_budget(parts: Sequence[tuple[float, float]], delta: float) -> tuple[float, float]:
