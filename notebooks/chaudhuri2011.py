@@ -363,7 +363,7 @@ if registered_runs is not None:  # every hypothesis the variants command ran, by
     hypotheses += E.variant_hypotheses(registered_runs, random_state=seed)
 tested = pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)
 explanations = E.explanations(tested)
-tested[["hypothesis", "dataset", "statistic", "accepted", "power", "detail"]]
+tested[["hypothesis", "dataset", "statistic", "outcome", "power", "detail"]]
 
 # %%
 tables = {}
@@ -497,7 +497,7 @@ if kdd_text is not None:
     hypotheses.append(E.grid_per_loss_hypothesis(lc, lc_ranking, E.family_size("K-grid-per-loss"), random_state=seed))
     tested = pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)
     explanations = E.explanations(tested)
-    display(tested[tested.hypothesis == "K-grid-per-loss"][["hypothesis", "statistic", "accepted", "power", "detail"]])
+    display(tested[tested.hypothesis == "K-grid-per-loss"][["hypothesis", "statistic", "outcome", "power", "detail"]])
 
 # %%
 if kdd_text is not None:
@@ -563,7 +563,7 @@ if kdd_text is not None:
                                             int((kdd_classes == "inconclusive (too noisy)").sum())))
     display(readings.drop(columns="protocol").round(1))
 E.write_hypotheses(hypotheses, OUT)
-pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)[["hypothesis", "dataset", "statistic", "accepted"]]
+pd.DataFrame(hypotheses, columns=E.HYPOTHESIS_COLUMNS)[["hypothesis", "dataset", "statistic", "outcome"]]
 
 # %% [markdown]
 # ## Section 4: generalisation (Lemmas 16, 17, 19; Theorems 15, 18; Corollaries 20, 21)

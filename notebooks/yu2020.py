@@ -220,7 +220,7 @@ hyp = pd.concat([H.hypothesis_rows(h, all_runs, PUBLISHED_TABLE_2, all_runs) for
 if hyp.empty:
     hyp = pd.DataFrame(columns=[*HYPOTHESIS_COLUMNS, "scope", "power", "false_acceptance"])
 write_hypotheses(hyp, "yu2020")
-hyp[["hypothesis", "dataset", "statistic", "accepted", "power", "false_acceptance", "detail"]]
+hyp[["hypothesis", "dataset", "statistic", "outcome", "power", "false_acceptance", "detail"]]
 
 # %% [markdown]
 # Each variant's numbers beside the published ones (DP-GD, DP-SGD and AMP; the bars are 2 standard errors of the

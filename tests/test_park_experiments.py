@@ -145,10 +145,12 @@ def test_p17_size_arithmetic_is_exact_and_states_its_false_acceptance():
     h = E.hypotheses(t71, pd.DataFrame(columns=["dataset"])).set_index(["hypothesis", "dataset"])
     assert bool(h.loc[("P17", "segment"), "accepted"]) and bool(h.loc[("P17", "shuttle"), "accepted"])
     assert not bool(h.loc[("P17", "iris"), "accepted"]) and h.loc[("P17", "iris"), "false_acceptance"] > 0.1
+    # iris's sizes fit exactly: not accepted for lack of power, not rejected (REPORT used to say "rejected")
+    assert h.loc[("P17", "iris"), "outcome"] == "not rejected, too little power"
     # must fail: a total that is not 2/3 of the source
     t71.loc[(t71.dataset == "segment") & (t71.column == "train") & (t71.source == "published"), "value"] = 1233
     h = E.hypotheses(t71, pd.DataFrame(columns=["dataset"])).set_index(["hypothesis", "dataset"])
-    assert not bool(h.loc[("P17", "segment"), "accepted"])
+    assert not bool(h.loc[("P17", "segment"), "accepted"]) and h.loc[("P17", "segment"), "outcome"] == "rejected"
     assert set(E.registered()) >= {"P1", "P14", "P17"}
 
 

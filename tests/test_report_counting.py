@@ -37,9 +37,14 @@ def _table() -> pd.DataFrame:
 
 
 def _hyp(accepted_a: bool, accepted_b: bool) -> pd.DataFrame:
+    def outcome(accepted: bool) -> str:
+        return "accepted" if accepted else "rejected"
+
     return pd.DataFrame([
-        {"hypothesis": "H1", "dataset": "a", "test": "max |z| of the variant", "statistic": 1.2, "accepted": accepted_a, "detail": ""},
-        {"hypothesis": "H1", "dataset": "b", "test": "max |z| of the variant", "statistic": 7.5, "accepted": accepted_b, "detail": ""},
+        {"hypothesis": "H1", "dataset": "a", "test": "max |z| of the variant", "statistic": 1.2, "accepted": accepted_a,
+         "outcome": outcome(accepted_a), "detail": ""},
+        {"hypothesis": "H1", "dataset": "b", "test": "max |z| of the variant", "statistic": 7.5, "accepted": accepted_b,
+         "outcome": outcome(accepted_b), "detail": ""},
     ])
 
 
@@ -101,6 +106,10 @@ def test_hypotheses_file_is_validated():
         write_hypotheses(pd.DataFrame({"hypothesis": ["H1"]}), "demo")
     with pytest.raises(ValueError, match="accepted"):
         write_hypotheses(_hyp(True, True).assign(accepted=["yes", "no"]), "demo")
+    with pytest.raises(ValueError, match="outcome"):  # not accepted, yet said to be
+        write_hypotheses(_hyp(True, False).assign(outcome=["accepted", "accepted"]), "demo")
+    with pytest.raises(ValueError, match="outcome"):
+        write_hypotheses(_hyp(True, False).assign(outcome=["accepted", "refuted"]), "demo")
 
 
 def test_report_counts_add_up_and_list_every_unexplained_number(tmp_path):
@@ -201,7 +210,8 @@ def test_report_lists_only_the_hypotheses_that_bear_on_a_number(tmp_path):
     c.write(tmp_path / "demo")
     write_table(_table(), "table_1", "demo", out=tmp_path / "demo")
     h = pd.concat([_hyp(True, False), pd.DataFrame([{"hypothesis": "H2", "dataset": "b", "test": "other cells",
-                                                      "statistic": 0.1, "accepted": True, "detail": "", "scope": "entry=y"}])])
+                                                      "statistic": 0.1, "accepted": True, "outcome": "accepted",
+                                                      "detail": "", "scope": "entry=y"}])])
     write_hypotheses(h, "demo", out=tmp_path / "demo")
     text = build_report(tmp_path).read_text()
     unexplained = text.split("## Differences we cannot explain")[1].split("\n## ")[0]
@@ -211,6 +221,27 @@ def test_report_lists_only_the_hypotheses_that_bear_on_a_number(tmp_path):
     write_hypotheses(h.assign(untested=["", "entry=x", ""]), "demo", out=tmp_path / "demo")
     unexplained = build_report(tmp_path).read_text().split("## Differences we cannot explain")[1].split("\n## ")[0]
     assert "H1 rejected on the other numbers it bears on, this one left out of its test" in unexplained
+
+
+def test_report_says_rejected_only_where_the_test_rejected(tmp_path):
+    """A hypothesis its test did not reject but could not accept (too little power against the protocol's own law) is
+    "not rejected, too little power" in REPORT, never "rejected"."""
+    from dpkernels.verdicts import hypothesis_outcome
+
+    assert hypothesis_outcome(False, True) == "not rejected, too little power"
+    assert hypothesis_outcome(False, False) == "rejected" and hypothesis_outcome(True, True) == "accepted"
+    assert hypothesis_outcome(False, False, tested=False) == "not tested"
+    with pytest.raises(ValueError, match="cannot be accepted"):
+        hypothesis_outcome(True, False)
+    c = Checks("demo")
+    c.add("Theorem 1", "bound", kind="measured", bound=1, measured=0.5, status="holds")
+    c.write(tmp_path / "demo")
+    write_table(_table(), "table_1", "demo", out=tmp_path / "demo")
+    write_hypotheses(_hyp(True, False).assign(outcome=["accepted", hypothesis_outcome(False, True)]), "demo",
+                     out=tmp_path / "demo")
+    unexplained = build_report(tmp_path).read_text().split("## Differences we cannot explain")[1].split("\n## ")[0]
+    assert "dataset=b, entry=x" in unexplained and "H1 not rejected, too little power (" in unexplained
+    assert "H1 rejected" not in unexplained
 
 
 def test_totals_are_recomputed_from_the_committed_csvs():

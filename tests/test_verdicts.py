@@ -103,6 +103,19 @@ def test_difference_verdict_needs_significance_either_way_and_states_power():
     assert V.difference_verdict(0.018, 0.01, min_effect=0.02, df=3).status == "inconclusive"
 
 
+def test_difference_verdict_power_is_the_noncentral_t_s():
+    """With ``df`` the power is P(T > q), T noncentral t: never below alpha (the rate with no effect at all; the
+    normal approximation with a t quantile gave 1e-124 at 3 seeds), and the normal law's without ``df``."""
+    from scipy import stats
+
+    weak = V.difference_verdict(0.0, 0.01, min_effect=0.001, df=2)
+    assert V.ALPHA <= weak.power == pytest.approx(stats.nct.sf(stats.t.ppf(0.95, 2), 2, 0.1))
+    assert V.difference_verdict(0.0, 0.01, min_effect=0.0, df=2).power == pytest.approx(V.ALPHA)
+    assert V.difference_verdict(0.0, 0.01, min_effect=0.02).power == pytest.approx(stats.norm.sf(stats.norm.ppf(0.95) - 2))
+    # more degrees of freedom, more power at the same noncentrality
+    assert V.difference_verdict(0.0, 0.01, min_effect=0.03, df=2).power < V.difference_verdict(0.0, 0.01, min_effect=0.03, df=30).power
+
+
 def test_equivalence_verdict_tost():
     assert V.equivalence_verdict(0.001, 0.002, margin=0.01).status == "holds"
     assert V.equivalence_verdict(0.03, 0.002, margin=0.01).status == "violated"

@@ -3,6 +3,7 @@ estimators' fits, the selection, the comparison table and hypotheses, and the pr
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -164,6 +165,26 @@ def test_registry_and_variants_agree():
     assert R_registry.family_size("Y4") == sum(v["family"] == "gradient" for v in reg.values()) == 15
     assert R_registry.family_size("Y14") == sum(v["family"] == "amp" for v in reg.values()) == 5
     assert len(H.split_seeds(H.VARIANTS["Y12"])) == 8 and H.split_seeds(H.VARIANTS["Y12"])[0] == E.SPLIT_SEED + 1
+
+
+def test_what_each_test_ran_on_is_its_scope_less_untested():
+    """A scope is what a statement bears on; `untested` the part its test left out (Y12: another split bears on every
+    number, its test ran DP-GD's).  Derived from the committed runs: each hypothesis that reruns the protocol drew
+    exactly the methods of its scope less its untested ones (and those of another hypothesis's draws)."""
+    root = Path(__file__).resolve().parents[1] / "paper_figures" / "yu2020"
+    runs = pd.read_csv(root / "registered_runs.csv")
+    reg = H.registered()
+    for h in reg:
+        untested = set(H._methods(reg[h].get("untested", "")))
+        assert set(H._methods(reg[h]["scope"])) == set(H.scope(h)[0]) | untested and not set(H.scope(h)[0]) & untested
+        if H.needs_runs(h):
+            ran = set(runs.loc[runs.calibration.str.split("@").str[0] == h, "method"])
+            assert ran == set(H.drawn_methods(h)), h
+    assert set(H._methods(reg["Y12"]["scope"])) == set(E.METHODS) and H.scope("Y12")[0] == ("DP-GD",)
+    hyp = pd.read_csv(root / "hypotheses.csv", keep_default_na=False).set_index(["hypothesis", "dataset"])
+    assert hyp.loc[("Y12", "adult"), "untested"] == reg["Y12"]["untested"]
+    # Y12 was not rejected (p 0.0505) but cannot be accepted (false acceptance 1): REPORT must not call it rejected
+    assert hyp.loc[("Y12", "adult"), "outcome"] == "not rejected, too little power"
 
 
 def test_variant_calibrations_order():

@@ -93,8 +93,10 @@ NUMBER_KINDS = ("non-private", "private, eps <= 0.1", "private, eps > 0.1", "oth
 #: Largest epsilon counted as "small" in :data:`NUMBER_KINDS`.
 EPS_SMALL = 0.1
 #: Columns of ``hypotheses.csv``: an ERRATA id, the data set it was tested on, what was tested (in words), the number
-#: the test produced (e.g. ``max |z|``), whether the test accepts the hypothesis for that data set, and details.
-HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail"]
+#: the test produced (e.g. ``max |z|``), whether the test accepts the hypothesis for that data set, what it concluded
+#: (:data:`dpkernels.verdicts.HYPOTHESIS_OUTCOMES`: a hypothesis not accepted is rejected only where its test rejects
+#: it) and details.
+HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "outcome", "detail"]
 #: Optional columns of ``hypotheses.csv``: ``scope`` (which published numbers the hypothesis bears on, see
 #: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative),
 #: ``false_acceptance`` (its acceptance rate on data simulated without the effect) and ``untested`` (a scope of the
@@ -362,6 +364,10 @@ def write_hypotheses(df: pd.DataFrame, paper: str, out: Path | None = None) -> P
     acc = df["accepted"]
     if not acc.map(lambda v: isinstance(v, (bool, np.bool_))).all():
         raise ValueError("hypotheses: 'accepted' must be True or False (the outcome of the hypothesis's own test)")
+    bad = ~df["outcome"].isin(verdicts.HYPOTHESIS_OUTCOMES) | (acc.astype(bool) != (df["outcome"] == "accepted"))
+    if bad.any():
+        raise ValueError(f"hypotheses: 'outcome' must be one of {verdicts.HYPOTHESIS_OUTCOMES} and 'accepted' exactly "
+                         f"when it is accepted (rows {df.index[bad].tolist()})")
     out = output_dir(paper) if out is None else Path(out)
     path = out / "hypotheses.csv"
     df[HYPOTHESIS_COLUMNS + [c for c in HYPOTHESIS_OPTIONAL if c in df.columns]].to_csv(path, index=False)
@@ -601,7 +607,7 @@ def _hypotheses_bearing(hyp: pd.DataFrame, dataset: str | None, table: str, key:
         return f"; {', '.join(bits)}" if bits else ""
 
     def outcome(r: pd.Series) -> str:
-        verdict = "accepted" if str(r["accepted"]).lower() == "true" else "rejected"
+        verdict = str(r["outcome"])
         untested = r.get("untested")
         if isinstance(untested, str) and untested.strip() and in_scope(untested, table, key):
             return f"{verdict} on the other numbers it bears on, this one left out of its test"

@@ -64,6 +64,8 @@ __all__ = [
     "ALPHA_COMPARE",
     "TOO_NOISY",
     "CONSISTENT",
+    "HYPOTHESIS_OUTCOMES",
+    "hypothesis_outcome",
     "comparison_cut",
     "comparison_power",
     "STATUSES",
@@ -114,6 +116,19 @@ POWER_TARGET = 0.8
 TOO_NOISY = "inconclusive (too noisy)"
 #: Prefix of the class of a difference that a hypothesis accepted by its own test accounts for (``consistent with C5``).
 CONSISTENT = "consistent with"
+#: What a hypothesis's own test concluded (the ``outcome`` of ``hypotheses.csv``, :func:`hypothesis_outcome`).
+HYPOTHESIS_OUTCOMES = ("accepted", "rejected", "not rejected, too little power", "not tested")
+
+
+def hypothesis_outcome(accepted: bool, not_rejected: bool, tested: bool = True) -> str:
+    """The outcome of a hypothesis's test (:data:`HYPOTHESIS_OUTCOMES`): ``accepted``; ``rejected`` (its test rejects
+    it); ``not rejected, too little power`` (not rejected, but the test accepts too often without the hypothesis's
+    effect for its family's error control: not accepted, and no evidence against it either); ``not tested``."""
+    if not tested:
+        return "not tested"
+    if accepted and not not_rejected:
+        raise ValueError("a hypothesis its test rejects cannot be accepted")
+    return "accepted" if accepted else ("not rejected, too little power" if not_rejected else "rejected")
 
 
 @dataclass(frozen=True)
@@ -368,8 +383,9 @@ def difference_verdict(mean: float, se: float, *, min_effect: float, df: float |
     """A claim that a (paired) mean difference is positive ("A beats B", the difference oriented so that the claim is
     ``mean > 0``): holds when the one-sided (1 - alpha) lower confidence bound is above 0; violated when the upper
     bound is below ``refute_below`` (0: significantly the other way; a positive value states the smallest advantage
-    the claim implies); inconclusive otherwise.  The power to detect a true difference of ``min_effect`` is stated
-    (normal approximation; t quantile with ``df``)."""
+    the claim implies); inconclusive otherwise.  The power to detect a true difference of ``min_effect`` is stated: the
+    probability that the lower bound clears 0, P(T > q) with T noncentral t (``df``, noncentrality min_effect / se),
+    normal when ``df`` is None (never below ``alpha``, the rate at no effect)."""
     from scipy import stats
 
     if not _finite(mean, se) or float(se) < 0:
@@ -377,7 +393,8 @@ def difference_verdict(mean: float, se: float, *, min_effect: float, df: float |
     m, s = float(mean), float(se)
     q = _quantile(alpha, df)
     lo, hi = m - q * s, m + q * s
-    power = 1.0 if s == 0 else float(stats.norm.sf(q - float(min_effect) / s))
+    d, nc = _df(df), float(min_effect) / s if s > 0 else math.inf
+    power = (1.0 if s == 0 else float(stats.norm.sf(q - nc)) if math.isinf(d) else float(stats.nct.sf(q, d, nc)))
     status = verdict(lo > 0, hi < refute_below)
     crit = (f"one-sided {100 * (1 - alpha):g}% bounds of the difference [{lo:.4g}, {hi:.4g}]: holds if the lower > 0, "
             f"violated if the upper < {refute_below:g}; power {power:.2f} to detect {min_effect:g}")

@@ -29,6 +29,8 @@ import pandas as pd
 import yaml
 from numpy.typing import NDArray
 
+from dpkernels import verdicts
+
 __all__ = ["ALPHA_HYPOTHESIS", "MAX_FALSE_ACCEPTANCE", "Registry", "registered", "family_size", "registry_table",
            "joint_mean_test", "separation_shrink", "joint_test_row", "load_committed"]
 
@@ -224,11 +226,13 @@ def joint_test_row(hypothesis: str, j: dict[str, float], n_family: int, what: st
     ``n_family``.  ``what``: the published numbers and the law they are tested against; ``alternative``: where the
     false acceptance was measured; ``detail``: what else the row should say."""
     bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
-    not_rejected = j["p_value"] >= ALPHA_HYPOTHESIS
+    not_rejected = bool(j["p_value"] >= ALPHA_HYPOTHESIS)
+    accepted = bool(not_rejected and j["false_acceptance"] <= bound)
     return {"hypothesis": hypothesis,
             "test": f"joint mean test of {what} over {j['sets']} replicates (Ledoit-Wolf correlation, parametric "
                     f"bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} and the false-acceptance rate <= {bound:.3g}",
-            "statistic": round(j["p_value"], 4), "accepted": bool(not_rejected and j["false_acceptance"] <= bound),
+            "statistic": round(j["p_value"], 4), "accepted": accepted,
+            "outcome": verdicts.hypothesis_outcome(accepted, not_rejected),
             "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} (p = {j['p_value']:.3f}: "
                       f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
                       f"{alternative}" + (f"; {detail}" if detail else ""),

@@ -51,7 +51,7 @@ from .readings import KDD_FULL_COUNTS
 
 Array = NDArray[np.float64]
 
-HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
+HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "outcome", "detail", "scope", "power",
                       "false_acceptance", "untested"]
 from .registry import ALPHA_HYPOTHESIS, MAX_FALSE_ACCEPTANCE, joint_mean_test, joint_test_row  # noqa: E402  (the error control, :mod:`~dpkernels.experiments.chaudhuri2011.registry`)
 #: Rows of the paper's KDD subset (the binomial spread of a constant classifier's error on it, C8).
@@ -131,6 +131,7 @@ def shared_draws_hypothesis(sh: pd.DataFrame, dataset: str, n_family: int = 1, *
                     f"covariance), p-value by parametric bootstrap; accepted when p >= {ALPHA_HYPOTHESIS:g} and the "
                     f"false-acceptance rate <= {bound:.3g}",
             "statistic": round(j["p_value"], 4), "accepted": accepted,
+            "outcome": verdicts.hypothesis_outcome(accepted, not_rejected),
             "detail": f"T = {j['T']:.1f} against the 95% point {j['critical']:.1f} under C5 (p = {j['p_value']:.3f}: "
                       f"{'not rejected' if not_rejected else 'rejected'}); false acceptance {j['false_acceptance']:.3f} on "
                       f"the same deviations with random signs (power {1 - j['false_acceptance']:.3f}); cell by cell "
@@ -172,11 +173,13 @@ def constant_classifier_hypothesis(task: str, reproduced: float = math.nan, se_r
     fa = (float(stats.norm.cdf((p + 3 * sd - reproduced) / s) - stats.norm.cdf((p - 3 * sd - reproduced) / s))
           if np.isfinite(s) and s > 0 else math.nan)
     bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
+    not_rejected = bool(abs(zt) <= verdicts.Z_AGREE)
+    accepted = bool(not_rejected and np.isfinite(fa) and fa <= bound)
     return {"hypothesis": "C8", "dataset": "kddcup99",
             "test": f"|z| of the published {pub} (objective LR, Lambda <= 1e-5) against the error of predicting the "
                     f"majority class for every connection (task: {task}); accepted when <= 3 and the false-acceptance "
                     f"rate <= {bound:.3g}",
-            "statistic": abs(zt), "accepted": bool(abs(zt) <= verdicts.Z_AGREE and np.isfinite(fa) and fa <= bound),
+            "statistic": abs(zt), "accepted": accepted, "outcome": verdicts.hypothesis_outcome(accepted, not_rejected),
             "detail": f"minority share of the full file {p:.4f} (binomial sd of a {KDD_PAPER_ROWS:,}-row sample "
                       f"{sd:.4f}); under the {other} task: share {po:.4f}, |z| = {abs(zo):.1f}. Algorithm 2 with a "
                       f"continuous noise law releases a constant classifier with probability 0; false acceptance "
@@ -218,11 +221,13 @@ def task_hypothesis(task: str, n_family: int = 1, *, n_sim: int = 20000, random_
     fa = float(np.mean(stats.chi2.sf(chi2(sim, task), 3) >= ALPHA_HYPOTHESIS))
     bound = MAX_FALSE_ACCEPTANCE / max(int(n_family), 1)
     po_other = float(stats.chi2.sf(chi2(pub, other)[0], 3))
+    not_rejected = bool(pv >= ALPHA_HYPOTHESIS)
+    accepted = bool(not_rejected and fa <= bound)
     return {"hypothesis": "C10", "dataset": "kddcup99",
             "test": f"the paper's class-balance numbers (0.2084, 0.20, 0.19) against the {task} task's minority share "
                     f"{minority_share(task):.4f}, chi-square (3 df); accepted when p >= {ALPHA_HYPOTHESIS:g} and the "
                     f"false-acceptance rate <= {bound:.3g}",
-            "statistic": float(f"{pv:.3g}"), "accepted": bool(pv >= ALPHA_HYPOTHESIS and fa <= bound),
+            "statistic": float(f"{pv:.3g}"), "accepted": accepted, "outcome": verdicts.hypothesis_outcome(accepted, not_rejected),
             "detail": f"chi-square {c:.1f} (p = {pv:.2g}); under the {other} task (share {po:.4f}) p = {po_other:.2g}; "
                       f"false acceptance {fa:.3f} on the three numbers simulated under the {other} task; the paper prints "
                       "0.20 and 0.19 for one quantity (the positive share is the all-negative error)",
@@ -241,11 +246,13 @@ def readings_hypothesis(readings: pd.DataFrame, unexplained: int, too_noisy: int
     detail = "; ".join(f"{r.reading}{' (chosen)' if r.chosen else ''}: non-private column {r.nonprivate_agree} of "
                        f"{r.nonprivate_of}; agree {counts(r)}; grid from 1e{r.grid:g} ({r.protocol})"
                        for r in readings.itertuples())
+    none_differ = int(unexplained) == 0
+    accepted = none_differ and int(too_noisy) == 0
     return {"hypothesis": "C4", "dataset": "kddcup99",
             "test": "published KDD numbers (Table 2, Figure 3, Figures 4-5) that differ without an accepted explanation "
                     "under the reading chosen by the stated rule (the non-private column of Table 2); accepted when none "
                     "and none is too noisy to tell",
-            "statistic": int(unexplained), "accepted": int(unexplained) == 0 and int(too_noisy) == 0,
+            "statistic": int(unexplained), "accepted": accepted, "outcome": verdicts.hypothesis_outcome(accepted, none_differ),
             "detail": f"{int(too_noisy)} too noisy to tell; " + detail, "scope": "",
             "power": math.nan, "false_acceptance": math.nan}
 
@@ -266,13 +273,14 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     grids = ", ".join(f"{loss} 1e{g:g}" for loss, g in own.items())
     if all(np.isclose(g, one) for g in own.values()):
         return {**base, "test": "the grid rule per loss against the one-grid rule", "statistic": 1.0, "accepted": False,
+                "outcome": "rejected",  # void: the variant is ours, whose numbers differ
                 "detail": f"void: each loss's own grid is the one grid (1e{one:g}); the variant gives our numbers",
                 "power": 0.0, "false_acceptance": 1.0}
     priv = lc[lc.method != "non-private"]
     sizes = sorted(set(priv["size"]) & set(PUBLISHED_FIGURES_4_5_SIZES))
     if not sizes or priv.perm.nunique() < 2:
         return {**base, "test": "the grid rule per loss against the one-grid rule", "statistic": float("nan"),
-                "accepted": False, "detail": f"not tested: no size of the paper's run with two permutations or more "
+                "accepted": False, "outcome": "not tested", "detail": f"not tested: no size of the paper's run with two permutations or more "
                 f"(sizes {sorted(set(priv['size']))}); each loss's grid: {grids}", "power": float("nan"),
                 "false_acceptance": float("nan")}
 

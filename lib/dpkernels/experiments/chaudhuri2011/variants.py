@@ -43,6 +43,7 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 from tqdm import tqdm
 
+from dpkernels import verdicts
 from dpkernels.bounds import chaudhuri as B
 from dpkernels.datasets import Dataset
 from dpkernels.experiments.registry import load_committed as _load_committed
@@ -571,8 +572,12 @@ def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     return pub.to_numpy(float), piv.to_numpy(float), list(piv.columns)
 
 
-def _row(hid: str, dataset: str, test: str, p: float, accepted: bool, detail: str, fa: float, scope: str) -> dict[str, object]:
+def _row(hid: str, dataset: str, test: str, p: float, accepted: bool, not_rejected: bool, detail: str, fa: float,
+         scope: str) -> dict[str, object]:
+    """A row of ``hypotheses.csv``: the decision (``accepted``; ``not_rejected``: the test did not reject it), the
+    row's own p-value ``p`` and false acceptance ``fa``."""
     return {"hypothesis": hid, "dataset": dataset, "test": test, "statistic": round(float(p), 4), "accepted": bool(accepted),
+            "outcome": verdicts.hypothesis_outcome(bool(accepted), bool(not_rejected)),
             "detail": detail, "scope": scope, "power": round(1 - fa, 4) if np.isfinite(fa) else math.nan,
             "false_acceptance": round(float(fa), 4) if np.isfinite(fa) else math.nan}
 
@@ -647,7 +652,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                 if cells != [c for c in cells0 if c in cells]:
                     raise ValueError(f"{hid}: the variant has cells ours lacks")
                 if hid == "K-minmax" and np.array_equal(M, M0):
-                    rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False,
+                    rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False, False,
                                      "void: the variant gives our numbers exactly", 1.0, scope))
                     continue
                 n_published = PUBLISHED_N_RUNS["permutations" if hid in LC_VARIANTS else "folds"]
@@ -663,7 +668,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                     f"{'law of 70,000-row samples' if hid == 'K-subsets' else 'variant'} over {best[1]['sets']} "
                     f"{replicates} (Ledoit-Wolf correlation, parametric bootstrap); accepted when p >= {ALPHA_HYPOTHESIS:g} "
                     f"and the false-acceptance rate <= {bound:.3g}")
-            rows.append(_row(hid, dataset, test, best[1]["p_value"], not_rejected and fa <= bound,
+            rows.append(_row(hid, dataset, test, best[1]["p_value"], not_rejected and fa <= bound, not_rejected,
                              f"{'not rejected' if not_rejected else 'rejected'} ({best[0]} best); {per_arm}{note}", fa, scope))
     return rows
 
@@ -697,7 +702,8 @@ def _calibration_n_rows(runs: pd.DataFrame, bound: float, scope: str, n_sim: int
                 f"the variant over {j['sets']} folds), each at {level:g} (Bonferroni): rejected when either rejects, "
                 f"accepted otherwise when the decision's false acceptance (the smaller of the two) <= {bound:.3g}; "
                 f"the statistic, power and false acceptance here are {d}'s test's")
-        rows.append(_row("C14", d, test, j["p_value"], not rejecting and fa <= bound, verdict, j["false_acceptance"], scopes[d]))
+        rows.append(_row("C14", d, test, j["p_value"], not rejecting and fa <= bound, not rejecting, verdict,
+                         j["false_acceptance"], scopes[d]))
     return rows
 
 

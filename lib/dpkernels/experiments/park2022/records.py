@@ -32,7 +32,7 @@ from dpkernels.experiments.park2022.protocol import (
 from dpkernels.experiments.park2022.registry import MAX_FALSE_ACCEPTANCE, family_size
 from dpkernels.experiments.registry import joint_mean_test, joint_test_row
 from dpkernels.experiments.park2022.statements import MIN_EFFECT
-from dpkernels.verdicts import Outcome, compare, published_se
+from dpkernels.verdicts import Outcome, compare, hypothesis_outcome, published_se
 
 __all__ = ["table_7_1", "table_7_2", "table_7_3", "sampling_dataset", "hypotheses", "table_outcome", "GENERATED",
            "SUBSAMPLED"]
@@ -153,6 +153,7 @@ def _p1(t71: pd.DataFrame) -> list[dict[str, object]]:
         rows.append({"hypothesis": "P1", "dataset": name, "test": "the table's dims and classes swapped equal the data's",
                      "statistic": f"published (dims, classes) = ({int(pub['dims'])}, {int(pub['classes'])}); data "
                                   f"({int(rep['dims'])}, {int(rep['classes'])})", "accepted": bool(ok),
+                     "outcome": hypothesis_outcome(bool(ok), bool(ok)),
                      "detail": "exact counts", "scope": "column=dims|classes", "power": math.nan, "false_acceptance": math.nan})
     return rows
 
@@ -178,8 +179,8 @@ def _p14(t73: pd.DataFrame) -> list[dict[str, object]]:
             c = compare(p, v.value, v.se, published_se(v.sd, THESIS_RUNS), df=_dof(v.n_runs), min_effect=MIN_EFFECT)
             cls_var[eps], zs[eps] = c.cls, c.z
         failing = [e for e, c in cls_ours.items() if c.startswith("differs")]
-        ok = (bool(zs) and not any(c.startswith("differs") for c in cls_var.values())
-              and all(cls_var[e] == "agrees" for e in failing))
+        none_differ = bool(zs) and not any(c.startswith("differs") for c in cls_var.values())
+        ok = none_differ and all(cls_var[e] == "agrees" for e in failing)
         n_family = family_size("P14")
         rows.append({"hypothesis": "P14", "dataset": ds,
                      "test": "the author's code (min-max scaling, eps/2 centre, Laplace(2/eps) votes, r_max = 0.1) "
@@ -187,7 +188,7 @@ def _p14(t73: pd.DataFrame) -> list[dict[str, object]]:
                              "the thesis's algorithm misses agrees (not merely too noisy)",
                      "statistic": f"max |z| {np.nanmax(np.abs(list(zs.values()))):.2f}" if zs and np.isfinite(list(zs.values())).any()
                      else "no z (no standard error)",
-                     "accepted": bool(ok),
+                     "accepted": bool(ok), "outcome": hypothesis_outcome(bool(ok), none_differ),
                      "detail": "; ".join(f"eps {e}: variant t = {zs[e]:+.2f} ({cls_var[e]}), thesis's algorithm {cls_ours[e]}"
                                          for e in zs) + f"; {n_family} hypotheses registered for the family",
                      "scope": "method=Proposed; epsilon=0.01|0.1|1.0|5.0", "power": math.nan, "false_acceptance": math.nan})
@@ -215,7 +216,7 @@ def _p18(res73: pd.DataFrame, *, n_sim: int = 1000, random_state: int = 0) -> li
         raise ValueError("P18: the variant and SVM SEMI ran different cells")
     if M.shape[0] < 2:  # one split (a quick run): no spread, no test
         return [{"hypothesis": "P18", "dataset": sampling_dataset(s), "test": "joint mean test (needs two splits or more)",
-                 "statistic": math.nan, "accepted": False, "detail": "not tested: one split", "scope": "method=SVM SEMI",
+                 "statistic": math.nan, "accepted": False, "outcome": "not tested", "detail": "not tested: one split", "scope": "method=SVM SEMI",
                  "power": math.nan, "false_acceptance": math.nan} for s in sorted({s for s, _ in cells})]
     j = joint_mean_test(P, M, n_published=THESIS_RUNS, alternative=M0,
                         paired=True, n_sim=n_sim, random_state=random_state)
@@ -252,7 +253,7 @@ def _p17(t71: pd.DataFrame) -> list[dict[str, object]]:
                      "test": f"train + test = round({frac:.4g} x {n_source:,}) and train = 80% of it (exact); accepted when "
                              f"equal and the false-acceptance rate <= {bound:.3g}",
                      "statistic": f"published {train} + {total - train} = {total}; {frac:.4g} x {n_source:,} = {frac * n_source:.1f}",
-                     "accepted": bool(ok and fa <= bound),
+                     "accepted": bool(ok and fa <= bound), "outcome": hypothesis_outcome(bool(ok and fa <= bound), ok),
                      "detail": f"{len(hits)} of the {n_source:,} possible totals are a fraction p/q (q <= 10) of the source: "
                                f"false acceptance {fa:.3g}" + ("" if fa <= bound else " (too high: a size this round is no evidence)"),
                      "scope": "column=train|test", "power": round(1 - fa, 4), "false_acceptance": round(fa, 4)})
@@ -265,7 +266,7 @@ def hypotheses(t71: pd.DataFrame, t73: pd.DataFrame, res73: pd.DataFrame | None 
     P14 (Table 7.3), P18 from the sweep's raw rows ``res73`` when given, and ``extra`` rows (P19, from the variants
     command's runs)."""
     return pd.DataFrame(_p1(t71) + _p17(t71) + _p14(t73) + (_p18(res73) if res73 is not None else []) + list(extra or []),
-                        columns=["hypothesis", "dataset", "test", "statistic", "accepted", "detail", "scope", "power",
+                        columns=["hypothesis", "dataset", "test", "statistic", "accepted", "outcome", "detail", "scope", "power",
                                  "false_acceptance"])
 
 

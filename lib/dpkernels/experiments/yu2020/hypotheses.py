@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from dpkernels import verdicts
 from dpkernels.experiments.registry import separation_shrink
 from dpkernels.mechanisms.bassily import calibrate_noisy_gd, gradient_sensitivity
 from dpkernels.mechanisms.gradient import (
@@ -104,14 +105,20 @@ COLUMN_MAX_NOOP = ("adult",)
 
 
 def scope(hypothesis: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(methods, data sets) a registered hypothesis bears on (its ``scope``'s ``method=`` values, its ``datasets``)."""
+    """(methods, data sets) a registered hypothesis's test covers: its ``scope``'s ``method=`` values less those of its
+    ``untested`` (the methods it bears on that its test left out), and its ``datasets``."""
     h = registered()[hypothesis]
-    methods: tuple[str, ...] = ()
-    for cond in str(h["scope"]).split(";"):
+    untested = _methods(h.get("untested", ""))
+    return tuple(m for m in _methods(h["scope"]) if m not in untested), tuple(h["datasets"])
+
+
+def _methods(scope_text: str) -> tuple[str, ...]:
+    """The ``method=`` values of a registry scope."""
+    for cond in str(scope_text).split(";"):
         col, _, values = cond.partition("=")
         if col.strip() == "method":
-            methods = tuple(v.strip() for v in values.split("|"))
-    return methods, tuple(h["datasets"])
+            return tuple(v.strip() for v in values.split("|"))
+    return ()
 
 
 def needs_runs(hypothesis: str) -> bool:
@@ -477,7 +484,8 @@ def hypothesis_rows(hypothesis: str, ours_runs: pd.DataFrame, published: Mapping
                          for r in g.itertuples())
         rows.append({"hypothesis": hypothesis, "dataset": ds, "test": test,
                      "statistic": round(float(np.max(np.abs(g["t"]))), 4), "accepted": res["accepted"],
-                     "detail": f"{each}; {joint}", "scope": reg["scope"],
+                     "outcome": verdicts.hypothesis_outcome(res["accepted"], res["not_rejected"]),
+                     "detail": f"{each}; {joint}", "scope": reg["scope"], "untested": reg.get("untested", ""),
                      "power": round(1.0 - res["false_acceptance"], 4), "false_acceptance": round(res["false_acceptance"], 4)})
     return pd.DataFrame(rows)
 
