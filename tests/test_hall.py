@@ -241,6 +241,22 @@ def test_kde_domain_and_clipping():
         PrivateKDE(calibration="classical").fit(X[:1])
 
 
+@pytest.mark.parametrize("name, make, X, y", RELEASE_CASES, ids=[c[0] for c in RELEASE_CASES])
+def test_delta_at_or_above_one_over_n_is_refused(name, make, X, y):
+    """A delta >= 1/n allows releasing a row in the clear: every Hall estimator (KDE, exact and Nystrom machines)
+    refuses it at fit, as the gradient estimators do, and the message names only delta and the public 1/n."""
+    n = X.shape[0]
+    for delta in (1.0 / n, 0.5):
+        with pytest.raises(ValueError) as err:
+            make().set_params(delta=delta).fit(X, y)
+        assert str(err.value) == (f"delta = {delta:g} must be below 1/n = {1.0 / n:.3g} (a delta that large allows "
+                                  "releasing a row in the clear)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsafeNoiseWarning)
+        ok = make().set_params(delta=0.9 / n).fit(X, y)  # just below 1/n: fitted, a release (operating-system entropy)
+    assert ok.guarantee_.delta == 0.9 / n and ok.guarantee_.status == "release" and ok.release().guarantee_.private
+
+
 def test_kde_release_mode_answers_only_released_points():
     X = np.random.default_rng(0).uniform(size=(50, 2))
     kde = PrivateKDE(sigma=0.2, grid_size=5, random_state=0).fit(X)

@@ -249,6 +249,18 @@ def check_delta(delta: float, name: str = "delta") -> float:
     return check_probability(delta, name)
 
 
+def check_delta_below_inverse_n(delta: float, n: int) -> None:
+    """Refuse an approximate-DP ``delta`` at or above 1/n for a fit on ``n`` rows (``ValueError``).
+
+    A mechanism that releases one of n rows in the clear with probability delta >= 1/n is (0, delta)-DP, so such a
+    delta promises nothing; the library's fits refuse it.  ``n`` is public (the replace-one relation fixes it), so the
+    message may state 1/n; it names nothing else of the data.
+    """
+    if delta >= 1.0 / n:
+        raise ValueError(f"delta = {delta:g} must be below 1/n = {1.0 / n:.3g} (a delta that large allows "
+                         "releasing a row in the clear)")
+
+
 #: The input domain of every mechanism is bounded by this magnitude per entry (documented in the guarantees): larger
 #: values overflow the feature maps (x'w of random features, squared norms) in float64.
 MAX_ABS_INPUT = 1e100

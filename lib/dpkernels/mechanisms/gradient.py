@@ -64,6 +64,7 @@ from dpkernels import lattice
 from dpkernels._validation import (
     DEFAULT_DATA_NORM,
     check_delta,
+    check_delta_below_inverse_n,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -628,9 +629,7 @@ class _GradientEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
             if R is not None:
                 R = math.sqrt(R * R + s * s) * (1.0 + 4.0 * _U)
-        if self.delta >= 1.0 / X.shape[0]:
-            raise ValueError(f"delta = {self.delta:g} must be below 1/n = {1.0 / X.shape[0]:.3g} (a delta that large allows "
-                             "releasing a row in the clear)")
+        check_delta_below_inverse_n(self.delta, X.shape[0])
         return X * ypm[:, None], ypm, R
 
     def _set_release(self, w: Array) -> None:

@@ -51,6 +51,7 @@ from dpkernels import lattice
 from dpkernels._validation import (
     ClippingWarning,
     check_delta,
+    check_delta_below_inverse_n,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -586,8 +587,10 @@ class _FunctionRelease:
         return state
 
     # helpers -------------------------------------------------------------------------------------------------------
-    def _check_common(self) -> tuple[float, float, str]:
+    def _check_common(self, n: int) -> tuple[float, float, str]:
+        """(epsilon, delta, noise) validated for a fit on ``n`` rows (public): delta must lie below 1/n."""
         epsilon, delta = check_epsilon(self.epsilon), check_delta(self.delta)
+        check_delta_below_inverse_n(delta, n)
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         return epsilon, delta, check_noise(self.noise)
@@ -734,7 +737,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's alpha).
     delta : float, default=1e-5
-        The privacy level delta (the paper's beta), in (0, 1).
+        The privacy level delta (the paper's beta); must be below 1/n (n rows; ``fit`` raises ``ValueError``).
     sigma : float, default=0.1
         The kernel's width (the KDE's bandwidth); public (it must not depend on the data).
     convention : {"jmlr", "seed"}, default="jmlr"
@@ -873,7 +876,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
             The fitted release; its ``guarantee_`` states the privacy level that holds.
         """
         X = check_finite_array(X)
-        epsilon, delta, noise = self._check_common()
+        epsilon, delta, noise = self._check_common(X.shape[0])
         if self.convention not in HB.KDE_CONVENTIONS:
             raise ValueError(f"convention must be one of {HB.KDE_CONVENTIONS}, got {self.convention!r}")
         outside = np.any((X < 0.0) | (X > 1.0), axis=1)
@@ -1047,7 +1050,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     epsilon : float, default=1.0
         The privacy level epsilon.
     delta : float, default=1e-5
-        The privacy level delta, in (0, 1).
+        The privacy level delta; must be below 1/n (n rows; ``fit`` raises ``ValueError``).
     alpha : float, default=2e-2
         The regulariser of (1/n) sum_i l + (alpha / 2) ||f||_H^2, i.e. twice the paper's lam of
         (1/n) sum_i l + lam ||f||_H^2; the noise scales as 1 / (n alpha).
@@ -1209,7 +1212,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
             The fitted estimator: a release whose ``guarantee_`` states the privacy level that holds.
         """
         X = check_finite_array(X)
-        epsilon, delta, noise = self._check_common()
+        epsilon, delta, noise = self._check_common(X.shape[0])
         cls, idx = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         ys = np.where(idx == 1, 1.0, -1.0)
         lam = check_positive(self.alpha, "alpha") / 2.0  # the paper's lam ||f||^2 = (alpha / 2) ||f||^2
