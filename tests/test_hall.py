@@ -257,6 +257,22 @@ def test_delta_at_or_above_one_over_n_is_refused(name, make, X, y):
     assert ok.guarantee_.delta == 0.9 / n and ok.guarantee_.status == "release" and ok.release().guarantee_.private
 
 
+@pytest.mark.parametrize("name, make, X, y", RELEASE_CASES, ids=[c[0] for c in RELEASE_CASES])
+def test_a_stated_delta_of_at_least_one_over_n_is_no_release(name, make, X, y):
+    """calibration="hall" beyond Proposition 1.1's range states the calibration's exact delta, above the one asked
+    for: at or above 1/n the fit is not a release (status "not private", the note says why), with fresh randomness too."""
+    n = X.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CalibrationWarning (the point), UnsafeNoiseWarning
+        loose = make().set_params(epsilon=40.0, delta=0.5 / n, calibration="hall").fit(X, y)
+        ok = make().set_params(epsilon=40.0, delta=0.5 / n, calibration="analytic").fit(X, y)
+    assert loose.guarantee_.delta >= 1.0 / n and loose.guarantee_.status == "not private"
+    assert any("at least 1/n" in note for note in loose.guarantee_.notes)
+    with pytest.raises(ValueError, match="not private"):
+        loose.release()  # nothing of it may be published
+    assert ok.guarantee_.delta == 0.5 / n and ok.guarantee_.status == "release"
+
+
 def test_kde_release_mode_answers_only_released_points():
     X = np.random.default_rng(0).uniform(size=(50, 2))
     kde = PrivateKDE(sigma=0.2, grid_size=5, random_state=0).fit(X)

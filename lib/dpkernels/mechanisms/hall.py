@@ -725,6 +725,20 @@ def _default_grid(d: int, grid_size: int | None) -> Array:
 # ----------------------------------------------------------------------------------------------
 # Section 3, first example: the private kernel density estimate
 # ----------------------------------------------------------------------------------------------
+def _delta_status(delta: float, true_delta: float, n: int) -> dict[str, str]:
+    """``status="not private"`` when the delta a fit states (the exact delta of its calibration, above the asked-for
+    one with ``calibration="hall"`` beyond Proposition 1.1's range) is at least 1/n: no release then, whatever the
+    randomness (fit refuses an asked-for delta >= 1/n before any noise is drawn)."""
+    return {"status": "not private"} if max(delta, true_delta) >= 1.0 / n else {}
+
+
+def _delta_notes(delta: float, true_delta: float, n: int) -> tuple[str, ...]:
+    """The note that says why :func:`_delta_status` made a fit not private."""
+    stated = max(delta, true_delta)
+    return ((f"the calibration's exact delta {stated:.3g} is at least 1/n = {1.0 / n:.3g}: not a release "
+             "(use calibration='analytic')",) if stated >= 1.0 / n else ())
+
+
 class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
     """Hall et al. (2013) Section 3, first example: the Gaussian kernel density estimate released as f_X + s G.
 
@@ -904,7 +918,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         if self.keep_nonprivate:
             self.nonprivate_ = _NonPrivate(X.copy(), np.full(n, coef), X.copy())
         self.guarantee_ = Guarantee(
-            epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE,
+            epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE, **_delta_status(delta, true_delta, n),
             released="values at the released points of one sample path of f_X + s G, G ~ GP(0, K_sigma + tau delta)",
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 KDE ({self.convention} sensitivity); {statement}",
             assumptions=(f"rows in T = [0, 1]^{d} ({'clipped' if self.clip else 'checked'}); n = {n} public (replace-one)",
@@ -912,6 +926,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=self._release_attributes + ("n_features_in_",), noise=noise_description(noise),
             notes=(randomness_note(self.random_state),) + self._curator_notes() + self._float_notes(margins)
+            + _delta_notes(delta, true_delta, n)
             + (("keep_nonprivate=True: this object also holds the data (nonprivate_); it is not a release",)
                if self.keep_nonprivate else ()),
         )
@@ -1319,6 +1334,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
         attrs = named + ("n_features_in_", "classes_")
         return Guarantee(
             epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE, released=released,
+            **_delta_status(delta, true_delta, n),
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 kernel machine (sensitivity L kappa / (n lam)); {statement}",
             assumptions=(f"labels in the public classes {list(self.classes_)}", f"loss {self.loss}: convex, "
                          f"{L:.6g}-Lipschitz on the values the minimisers take", f"K(x, x) = 1 (Gaussian kernel, sigma = "
@@ -1326,7 +1342,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
                          f"{self.solver_tol:g} x the sensitivity (folded into the calibration)",
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=attrs, noise=noise_description(noise),
-            notes=(randomness_note(self.random_state),) + tuple(notes)
+            notes=(randomness_note(self.random_state),) + tuple(notes) + _delta_notes(delta, true_delta, n)
             + (("keep_nonprivate=True: this object also holds the data (nonprivate_); it is not a release",)
                if self.keep_nonprivate else ()),
         )
