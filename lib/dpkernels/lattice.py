@@ -77,8 +77,8 @@ GRID_BITS = 16
 #: Relative error radius added after a correctly rounded float64 operation (+, -, *, /, sqrt): 2^-46 is 128
 #: times the 2^-53 bound of IEEE 754 round-to-nearest.
 _REL_BASIC = 2.0**-46
-#: Relative (and, for cos/sin, absolute) radius after numpy's float64 log, cos, sin: 2^-44 is 512 times the
-#: 4-ulp bound numpy documents for its SIMD paths (measured: about 1 ulp).
+#: Relative (and, for cos/sin, absolute) radius after numpy's float64 log, cos, sin: 2^-44 is 64 times the
+#: 4-ulp bound (4 x 2^-52 = 2^-50) numpy documents for its SIMD paths (measured: about 1 ulp).
 _REL_TRANS = 2.0**-44
 #: Absolute floor of every radius (covers subnormal results).
 _ABS_FLOOR = 2.0**-1000

@@ -124,8 +124,8 @@ NUMERICAL_ASSUMPTIONS = {
     "lattice": "lattice noise: float64 +, -, *, /, sqrt correctly rounded (IEEE 754, round to nearest) and numpy's "
                "float64 log, cos, sin within 2^-44 relative (dpkernels.lattice's error radii; tests/test_lattice.py "
                "measures them against mpmath); integers below 2^51 exact",
-    "exp": "certified argmin: numpy's float64 exp within 2^-48 relative (dpkernels.solvers.certify.EXP_REL, 16 x the "
-           "4 ulp numpy documents; tests/test_argmin_release.py::test_numpy_exp_is_as_accurate_as_assumed measures "
+    "exp": "certified argmin: numpy's float64 exp within 2^-48 relative (dpkernels.solvers.certify.EXP_REL, 4 x the "
+           "4 ulp (2^-50) numpy documents; tests/test_argmin_release.py::test_numpy_exp_is_as_accurate_as_assumed measures "
            "it against mpmath), the margins' float error bounded as dpkernels.argmin_release states",
     "idealized": "IDEALIZED NUMERICS: the noise is drawn by float64 samplers whose guarantee holds in exact real "
                  "arithmetic only; in float64 a floating-point attack tells neighbours apart (Mironov 2012; "

@@ -97,7 +97,7 @@ __all__ = [
 
 Array = NDArray[np.float64]
 _U = 2.0**-53
-#: Relative accuracy assumed of numpy's float64 exp (512 times its documented 4-ulp bound, as dpkernels.lattice).
+#: Relative accuracy assumed of numpy's float64 exp (64 times its documented 4-ulp bound 2^-50, as dpkernels.lattice).
 _EXP_REL = 2.0**-44
 CALIBRATIONS = ("analytic", "hall")
 #: Relative tolerance on delta when the privacy curve (dp-accounting's PLD, float) is evaluated at a calibrated sigma.
