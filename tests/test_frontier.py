@@ -638,8 +638,8 @@ def test_the_map_sets_aside_a_papers_tuned_setting_and_diffprivlib():
     multi = _runs({"park-table-7.1": list(0.150 + noise), "park-epc": list(0.152 + noise[::-1])}, ds="shuttle",
                   base=0.21)
     binary = _runs({"diffprivlib-lr": list(0.150 + noise), "chaudhuri-objective-logistic": list(0.151 + noise[::-1])})
-    for runs, winner, aside in ((multi, "park-epc", "park-table-7.1"), (binary, "chaudhuri-objective-logistic",
-                                                                        "diffprivlib-lr")):
+    cases = ((multi, "park-epc", "park-table-7.1"), (binary, "chaudhuri-objective-logistic", "diffprivlib-lr"))
+    for runs, winner, aside in cases:
         r = A.recommendation_map(runs, A.summarise(runs)).iloc[0]
         assert r["best"] == winner and r["advice"] == winner and r["lowest"] == winner
         assert aside not in r["equivalent"] and aside not in r["beating_majority"]
