@@ -406,7 +406,7 @@ wide.rename(columns=FF.short)
 # %% [markdown]
 # The README's table: per data set and $\varepsilon$, the smallest size of the grid from which some private mechanism
 # beats the majority class at every larger size, and at the largest size the recommended mechanism(s) and the
-# non-private reference (where nothing learns, `error_largest` is the lowest mean error of any private row).
+# non-private reference (where nothing learns, `error_largest` is the lowest mean error of any contender).
 
 # %%
 rows = []
@@ -474,7 +474,7 @@ adult_01 = rec[(rec.dataset == "adult") & (rec.epsilon == 0.1)].sort_values("n_t
 if len(adult_01):
     top = adult_01.iloc[-1]
     print(f"Adult, eps = 0.1, n = {int(top.n_train):,}: {top.best or 'nothing learns'} "
-          f"{top.error:.3f} (lowest mean error of any private row: {top.lowest} {top.lowest_error:.3f})")
+          f"{top.error:.3f} (lowest mean error of any contender: {top.lowest} {top.lowest_error:.3f})")
 
 # %% [markdown]
 # ## 8. Cost curves
