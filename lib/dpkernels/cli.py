@@ -144,7 +144,8 @@ def _cmd_recommend(args: argparse.Namespace) -> int:
     from dpkernels.recommendation import recommend
 
     try:
-        print(recommend(args.task, args.n, args.d, args.epsilon, args.delta, like=args.like, results=args.results))
+        print(recommend(args.task, args.n, args.d, args.epsilon, args.delta, n_classes=args.n_classes, like=args.like,
+                        results=args.results))
     except (LookupError, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -242,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("n", type=int, help="training rows")
     p.add_argument("d", type=int, help="features after the public map (constant feature included)")
     p.add_argument("epsilon", type=float)
-    p.add_argument("delta", type=float, help="0 for pure epsilon-DP")
+    p.add_argument("delta", type=float, help="0 for pure epsilon-DP; below 1/n")
+    p.add_argument("--n-classes", type=int, default=None, help="number of classes of a multiclass task (labels 0..K-1; "
+                   "required there)")
     p.add_argument("--like", default=None, help="the frontier data set to rest on (default: nearest d)")
     p.add_argument("--results", default=None, help="folder of summary.csv / recommendation.csv (default: "
                    "paper_figures/frontier)")

@@ -11,12 +11,13 @@ of :mod:`dpkernels.verdicts`:
 * **budgets as stated** (:func:`summarise`): a run is *within budget* when the (epsilon, delta) its fitted object
   states is at most the cell's target (epsilon, :func:`~dpkernels.experiments.frontier.cell_delta`), with delta = 0
   for a pure row; a mechanism with a run over budget is left out of its cell's comparison (``over_budget``);
-* **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the mechanisms within
-  budget that beat the majority class, the one with the lowest mean error (none where none does: "collect more rows
-  or spend more budget"); the set statistically *equivalent* to it (paired TOST within a margin of
-  :data:`REL_MARGIN` times the winner's mean error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms
-  it *beats* and those left *undecided*; the advice names only the winner and the equivalent mechanisms that also
-  beat the majority class;
+* **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the *contenders*
+  (:func:`set_aside`: not a paper's setting tuned on these data, not an implementation cross-check) within budget that
+  beat the majority class, the one with the lowest mean error (none where none does: "collect more rows or spend
+  more budget"); the set statistically *equivalent* to it (paired TOST within a margin of :data:`REL_MARGIN` times the
+  winner's mean error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms it *beats* and those left
+  *undecided*; the advice names only the winner and the equivalent mechanisms that also beat the majority class; the
+  rows set aside are listed with their errors as references (``set_aside``);
 * **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where both
   mechanisms beat the majority class: each seed's difference averaged over those of the cells it ran
   (:func:`paired_differences`), one-sided at level 0.05 / (number of claim tests) (Bonferroni over the family), with
@@ -50,6 +51,7 @@ __all__ = [
     "paired_differences",
     "summarise",
     "recommendation_map",
+    "set_aside",
     "first_sizes",
     "claim_verdicts",
     "claim_cells",
@@ -272,15 +274,39 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+_BEATS = {True: "beats the majority class", False: "not shown to beat the majority class"}
+
+
+def set_aside(mechanism: str) -> str:
+    """Why the recommendation map and :func:`dpkernels.recommend` never name ``mechanism`` as a winner, an equivalent
+    or a candidate ("" when they may).  Two kinds of row are set aside, and kept visible as labelled references:
+
+    * a row whose :attr:`~dpkernels.experiments.frontier.Mechanism.protocol` is ``"paper"`` (Park's Table 7.1, tuned
+      by the thesis on satimage and shuttle): issue 29 asks that every mechanism's hyper-parameters come from the same
+      protocol (a public rule or private selection); a setting tuned on the frontier's own data is not one of them;
+    * diffprivlib's rows (:attr:`~dpkernels.experiments.frontier.Mechanism.paper` ``"diffprivlib"``): an
+      implementation cross-check of objective perturbation (the same mechanism; :data:`QUESTIONS` compares the two),
+      whose estimator reads the label set from the training data (diffprivlib 0.6.6; its errors quote the class), so
+      it cannot be the advice of a workbook whose label sets are public.  The same reason holds for the map and for
+      :func:`dpkernels.recommend`: the map's ``best`` is the advice."""
+    mech = MECHANISMS[mechanism]
+    if mech.protocol == "paper":
+        return "a paper's setting tuned on the frontier's own data sets (a labelled reference, not a contender)"
+    if mech.paper == "diffprivlib":
+        return "an implementation cross-check that reads the label set from the training data"
+    return ""
+
+
 def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: float = REL_MARGIN) -> pd.DataFrame:
-    """Per (data set, n, epsilon), among the private mechanisms whose runs stayed within the cell's budget (the others
-    are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that beat the majority
-    class (``best`` is empty where none does); the mechanisms equivalent to it (paired TOST within ``rel_margin``
-    times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided rest, with the
-    median over those comparisons of the smallest difference the seeds detect with 80% power (``detectable``); the
-    lowest mean error of any (``lowest``, for the record); the best non-private reference at that size; and the advice,
-    which names the winner and the equivalent mechanisms that also beat the majority class, or
-    :data:`ADVICE_NONE`."""
+    """Per (data set, n, epsilon), among the private contenders (:func:`set_aside`) whose runs stayed within the cell's
+    budget (the others are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that
+    beat the majority class (``best`` is empty where none does); the contenders equivalent to it (paired TOST within
+    ``rel_margin`` times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided
+    rest, with the median over those comparisons of the smallest difference the seeds detect with 80% power
+    (``detectable``); the lowest mean error of any contender (``lowest``, for the record); the rows set aside that ran
+    within budget, each with its mean error and whether it beats the majority class (``set_aside``, references only);
+    the best non-private reference at that size; and the advice, which names the winner and the equivalent
+    mechanisms that also beat the majority class, or :data:`ADVICE_NONE`.  A cell without a contender is left out."""
     priv = summary[summary["privacy"] != "none"]
     refs = summary[summary["privacy"] == "none"]
     # per cell, the errors by seed (rows) and mechanism (columns): the paired differences of one cell
@@ -291,6 +317,8 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
         refused = g[g["refused"] > 0]["mechanism"].tolist()
         over = g[~g["within_budget"].astype(bool)]["mechanism"].tolist()
         g = g[g["error"].notna() & g["within_budget"].astype(bool)].sort_values(["error", "mechanism"])
+        aside = g[g["mechanism"].map(lambda m: bool(set_aside(m)))]
+        g = g[~g["mechanism"].isin(aside["mechanism"])]
         if g.empty:
             continue
         beating = g[g["beats_majority"] == "holds"]
@@ -324,6 +352,8 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
             "base_error": float(best["base_error"]), "beats_majority": best["beats_majority"],
             "equivalent": ";".join(equivalent), "beaten": ";".join(beaten), "undecided": ";".join(undecided),
             "n_mechanisms": len(g), "refused": ";".join(refused), "over_budget": ";".join(over),
+            "set_aside": ";".join(f"{a.mechanism}={a.error:.4g} ({_BEATS[a.beats_majority == 'holds']})"
+                                  for a in aside.itertuples()),
             "any_beats_majority": learns, "beating_majority": ";".join(beating["mechanism"]),
             "reference": r["mechanism"].iloc[0] if len(r) else "",
             "reference_error": float(r["error"].iloc[0]) if len(r) else math.nan,
