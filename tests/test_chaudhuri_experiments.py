@@ -290,6 +290,11 @@ def test_hypotheses_are_registered_and_written_once_per_data_set(tmp_path):
         E.write_hypotheses([row, row], tmp_path)
     with pytest.raises(ValueError, match="not registered"):
         E.write_hypotheses([{**row, "hypothesis": "C99"}], tmp_path)
+    # every row says what its test concluded, consistently with 'accepted'
+    with pytest.raises(ValueError, match="outcome"):
+        E.write_hypotheses([{**row, "outcome": "rejected" if row["accepted"] else "accepted"}], tmp_path)
+    with pytest.raises(ValueError, match="outcome"):
+        E.write_hypotheses([{k: v for k, v in row.items() if k != "outcome"}], tmp_path)
     reg = E.registered()
     assert {"C4", "C5", "C8", "C10", "K-dedup", "K-subsets", "C11", "C12"} <= set(reg)
     assert all({"family", "scope", "statement", "test", "alternative", "status"} <= set(v) for v in reg.values())

@@ -267,6 +267,7 @@ def test_a_stated_delta_of_at_least_one_over_n_is_no_release(name, make, X, y):
         loose = make().set_params(epsilon=40.0, delta=0.5 / n, calibration="hall").fit(X, y)
         ok = make().set_params(epsilon=40.0, delta=0.5 / n, calibration="analytic").fit(X, y)
     assert loose.guarantee_.delta >= 1.0 / n and loose.guarantee_.status == "not private"
+    assert loose.guarantee_.epsilon == float("inf")  # as every guarantee of a fit that is not private
     assert any("at least 1/n" in note for note in loose.guarantee_.notes)
     with pytest.raises(ValueError, match="not private"):
         loose.release()  # nothing of it may be published

@@ -189,7 +189,10 @@ def test_p14_accepted_only_when_the_variant_reproduces_every_missed_number():
     assert cls[("Proposed", "0.01")] == "consistent with P14"
     bad = E.table_7_3(_table_7_3_result(0.2))  # the variant misses too: the failing case
     h = E.hypotheses(E.table_7_1(), bad)
-    assert not bool(h[h.hypothesis == "P14"].accepted.item())
+    assert not bool(h[h.hypothesis == "P14"].accepted.item()) and h[h.hypothesis == "P14"].outcome.item() == "rejected"
+    # one run: no standard error, no z: not tested (neither rejected nor accepted)
+    one = E.hypotheses(E.table_7_1(), E.table_7_3(_table_7_3_result(0.2).query("run == 0"))).query("hypothesis == 'P14'")
+    assert one.outcome.item() == "not tested" and not one.accepted.item()  # was accepted with nothing tested
     assert compare_table(bad, h).set_index(["method", "epsilon"])["class"][("Proposed", "0.01")] == "differs, unexplained"
 
 

@@ -72,6 +72,7 @@ from dpkernels.mechanisms.base import (
     require_certified,
     resolve_classes,
     settle,
+    void_guarantee,
 )
 from dpkernels.solvers import hinge_duality_gap, solve_erm, solve_smooth_erm
 
@@ -725,18 +726,15 @@ def _default_grid(d: int, grid_size: int | None) -> Array:
 # ----------------------------------------------------------------------------------------------
 # Section 3, first example: the private kernel density estimate
 # ----------------------------------------------------------------------------------------------
-def _delta_status(delta: float, true_delta: float, n: int) -> dict[str, str]:
-    """``status="not private"`` when the delta a fit states (the exact delta of its calibration, above the asked-for
-    one with ``calibration="hall"`` beyond Proposition 1.1's range) is at least 1/n: no release then, whatever the
-    randomness (fit refuses an asked-for delta >= 1/n before any noise is drawn)."""
-    return {"status": "not private"} if max(delta, true_delta) >= 1.0 / n else {}
-
-
-def _delta_notes(delta: float, true_delta: float, n: int) -> tuple[str, ...]:
-    """The note that says why :func:`_delta_status` made a fit not private."""
-    stated = max(delta, true_delta)
-    return ((f"the calibration's exact delta {stated:.3g} is at least 1/n = {1.0 / n:.3g}: not a release "
-             "(use calibration='analytic')",) if stated >= 1.0 / n else ())
+def _void_if_delta_reaches_one_over_n(g: Guarantee, n: int) -> Guarantee:
+    """``g``, or when the delta it states (the exact delta of the calibration, above the asked-for one with
+    ``calibration="hall"`` beyond Proposition 1.1's range) is at least 1/n, the guarantee of a fit that is not
+    private (:func:`~dpkernels.mechanisms.base.void_guarantee`: epsilon infinite, status "not private", the note says
+    why), whatever the randomness; fit refuses an asked-for delta >= 1/n before any noise is drawn."""
+    if g.delta < 1.0 / n:
+        return g
+    return void_guarantee(g, f"the calibration's exact delta {g.delta:.3g} at epsilon {g.epsilon:g} is at least 1/n = "
+                             f"{1.0 / n:.3g}: not a release (use calibration='analytic')")
 
 
 class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
@@ -918,7 +916,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
         if self.keep_nonprivate:
             self.nonprivate_ = _NonPrivate(X.copy(), np.full(n, coef), X.copy())
         self.guarantee_ = Guarantee(
-            epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE, **_delta_status(delta, true_delta, n),
+            epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE,
             released="values at the released points of one sample path of f_X + s G, G ~ GP(0, K_sigma + tau delta)",
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 KDE ({self.convention} sensitivity); {statement}",
             assumptions=(f"rows in T = [0, 1]^{d} ({'clipped' if self.clip else 'checked'}); n = {n} public (replace-one)",
@@ -926,10 +924,10 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=self._release_attributes + ("n_features_in_",), noise=noise_description(noise),
             notes=(randomness_note(self.random_state),) + self._curator_notes() + self._float_notes(margins)
-            + _delta_notes(delta, true_delta, n)
             + (("keep_nonprivate=True: this object also holds the data (nonprivate_); it is not a release",)
                if self.keep_nonprivate else ()),
         )
+        self.guarantee_ = _void_if_delta_reaches_one_over_n(self.guarantee_, n)
         self._finish()
         self._void_if_data_derived()
         return self
@@ -1332,9 +1330,8 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     def _guarantee(self, epsilon, delta, true_delta, statement, noise, n, lam, L, released, notes) -> Guarantee:
         named = self._nystrom_attributes if self.solver == "nystrom" else _FunctionRelease._release_attributes
         attrs = named + ("n_features_in_", "classes_")
-        return Guarantee(
+        return _void_if_delta_reaches_one_over_n(Guarantee(
             epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE, released=released,
-            **_delta_status(delta, true_delta, n),
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 kernel machine (sensitivity L kappa / (n lam)); {statement}",
             assumptions=(f"labels in the public classes {list(self.classes_)}", f"loss {self.loss}: convex, "
                          f"{L:.6g}-Lipschitz on the values the minimisers take", f"K(x, x) = 1 (Gaussian kernel, sigma = "
@@ -1342,10 +1339,10 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
                          f"{self.solver_tol:g} x the sensitivity (folded into the calibration)",
                          "conventional BLAS/LAPACK (no Strassen-type products) for the error bounds"),
             attributes=attrs, noise=noise_description(noise),
-            notes=(randomness_note(self.random_state),) + tuple(notes) + _delta_notes(delta, true_delta, n)
+            notes=(randomness_note(self.random_state),) + tuple(notes)
             + (("keep_nonprivate=True: this object also holds the data (nonprivate_); it is not a release",)
                if self.keep_nonprivate else ()),
-        )
+        ), n)
 
     # prediction -----------------------------------------------------------------------------------------------------
     def decision_function(self, X: ArrayLike) -> Array:

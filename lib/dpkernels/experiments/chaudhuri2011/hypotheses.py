@@ -366,7 +366,8 @@ def explanations(hypotheses: pd.DataFrame) -> Explanations:
 
 def write_hypotheses(rows: list[dict[str, object]], out: Path) -> Path:
     """``hypotheses.csv`` (one row per hypothesis and data set; a second row for the same pair is refused; every
-    hypothesis must be registered, :mod:`~dpkernels.experiments.chaudhuri2011.registry`).  ``untested``: the
+    hypothesis must be registered, :mod:`~dpkernels.experiments.chaudhuri2011.registry`; the rest is checked by
+    :func:`dpkernels.report.write_hypotheses`: an ``outcome`` for every row, consistent with ``accepted``).  ``untested``: the
     registry's (the numbers of its scope its test left out; :func:`dpkernels.report.in_scope`)."""
     from .registry import registered
 
@@ -379,6 +380,6 @@ def write_hypotheses(rows: list[dict[str, object]], out: Path) -> Path:
     dup = df[df.duplicated(["hypothesis", "dataset"])]
     if len(dup):
         raise ValueError(f"hypotheses tested twice for the same data set: {dup[['hypothesis', 'dataset']].values.tolist()}")
-    path = Path(out) / "hypotheses.csv"
-    df.to_csv(path, index=False)
-    return path
+    from dpkernels.report import write_hypotheses as write_checked  # the columns, 'accepted' and 'outcome' checked
+
+    return write_checked(df, "chaudhuri2011", Path(out))

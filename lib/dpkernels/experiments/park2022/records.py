@@ -179,7 +179,8 @@ def _p14(t73: pd.DataFrame) -> list[dict[str, object]]:
             c = compare(p, v.value, v.se, published_se(v.sd, THESIS_RUNS), df=_dof(v.n_runs), min_effect=MIN_EFFECT)
             cls_var[eps], zs[eps] = c.cls, c.z
         failing = [e for e, c in cls_ours.items() if c.startswith("differs")]
-        none_differ = bool(zs) and not any(c.startswith("differs") for c in cls_var.values())
+        tested = bool(np.isfinite(list(zs.values())).any())  # one run: no standard error, no z, nothing tested
+        none_differ = tested and not any(c.startswith("differs") for c in cls_var.values())
         ok = none_differ and all(cls_var[e] == "agrees" for e in failing)
         n_family = family_size("P14")
         rows.append({"hypothesis": "P14", "dataset": ds,
@@ -188,7 +189,8 @@ def _p14(t73: pd.DataFrame) -> list[dict[str, object]]:
                              "the thesis's algorithm misses agrees (not merely too noisy)",
                      "statistic": f"max |z| {np.nanmax(np.abs(list(zs.values()))):.2f}" if zs and np.isfinite(list(zs.values())).any()
                      else "no z (no standard error)",
-                     "accepted": bool(ok), "outcome": hypothesis_outcome(bool(ok), none_differ),
+                     "accepted": bool(ok),
+                     "outcome": hypothesis_outcome(bool(ok), none_differ, tested=tested),
                      "detail": "; ".join(f"eps {e}: variant t = {zs[e]:+.2f} ({cls_var[e]}), thesis's algorithm {cls_ours[e]}"
                                          for e in zs) + f"; {n_family} hypotheses registered for the family",
                      "scope": "method=Proposed; epsilon=0.01|0.1|1.0|5.0", "power": math.nan, "false_acceptance": math.nan})
