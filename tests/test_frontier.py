@@ -663,3 +663,18 @@ def test_the_committed_map_recomputed_names_no_set_aside_row():
     cells = rec.set_index(["dataset", "n_train", "epsilon"])
     for cell in (("satimage", 1000, 0.1), ("shuttle", 1000, 3.0), ("shuttle", 50_000, 0.3)):
         assert "park-table-7.1=" in cells.loc[cell, "set_aside"] and cells.loc[cell, "best"] != "park-table-7.1"
+
+
+def test_the_committed_map_is_what_this_version_computes_from_the_committed_runs():
+    """paper_figures/frontier/recommendation.csv (what README, the figures and ``dpkernels recommend`` read) is the
+    map this version of :func:`recommendation_map` computes from the committed runs: a change of the analysis that
+    was not rerun into the reference fails here (the set-aside rows were once named best in a stale file)."""
+    from dpkernels.recommendation import default_results
+
+    root = default_results()
+    runs = pd.read_csv(root / "runs.csv")
+    runs = runs[runs["scale"] == 1.0].reset_index(drop=True)
+    keys, cols = ["dataset", "n_train", "epsilon"], ["best", "equivalent", "advice", "set_aside", "beating_majority"]
+    ours = A.recommendation_map(runs, A.summarise(runs)).set_index(keys)[cols].fillna("").astype(str)
+    committed = pd.read_csv(root / "recommendation.csv").set_index(keys).reindex(columns=cols).fillna("").astype(str)
+    pd.testing.assert_frame_equal(committed.sort_index(), ours.sort_index())

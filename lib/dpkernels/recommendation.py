@@ -76,7 +76,8 @@ class Recommendation:
     """The frontier's answer (:func:`recommend`).
 
     ``mechanism`` is the frontier row to use ("" when nothing learns in the cells); ``estimator`` what it builds at the
-    asked (n, d, epsilon, delta, n_classes) and ``call`` the Python line that builds it; ``error`` and ``interval`` the
+    asked (n, d, epsilon, delta, n_classes) and ``call`` the Python line that builds it from the committed results
+    (without ``results=``: asked of another folder, the line builds what the committed frontier answers); ``error`` and ``interval`` the
     expected mean test error on the frontier data set ``like`` and its 95% interval (module docstring), ``spread`` the
     standard deviation of a single release's error around that mean and ``release_interval`` the range a single
     release's error falls in about 95% of the time; ``how`` whether they were read or interpolated, ``cells`` the
@@ -494,8 +495,8 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
         args.append(f"n_classes={K}")
     if given_like is not None:
         args.append(f"like={like!r}")
-    if results is not None:
-        args.append(f"results={str(root)!r}")
+    # no results=: the line reads the committed frontier (a folder's path is this machine's, and an executed
+    # notebook's output must not carry it)
     call = f"estimator = dpkernels.recommend({', '.join(args)}).build()"
     try:
         text = _describe(_build(top["mechanism"], task, n, d, epsilon, delta, K))
