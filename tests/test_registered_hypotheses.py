@@ -989,8 +989,8 @@ def test_hypotheses_file_names_what_each_test_left_out(tmp_path):
     points its variant changes."""
     from dpkernels.report import in_scope
 
-    rows = [{"hypothesis": h, "dataset": "kddcup99", "test": "t", "statistic": 1.0, "accepted": False, "detail": "",
-             "scope": E.registered()[h]["scope"]} for h in ("K-lc-119", "K-119", "C4")]
+    rows = [{"hypothesis": h, "dataset": "kddcup99", "test": "t", "statistic": 1.0, "accepted": False,
+             "outcome": "rejected", "detail": "", "scope": E.registered()[h]["scope"]} for h in ("K-lc-119", "K-119", "C4")]
     df = pd.read_csv(E.write_hypotheses(rows, tmp_path), keep_default_na=False).set_index("hypothesis")
     assert df.loc["K-lc-119", "untested"] == "size=70000|80000" and df.loc["C4", "untested"] == ""
     lc = {"figure": "4", "loss": "logistic", "epsilon": "0.05", "method": "objective"}
