@@ -77,11 +77,12 @@ class Recommendation:
 
     ``mechanism`` is the frontier row to use ("" when nothing learns in the cells); ``estimator`` what it builds at the
     asked (n, d, epsilon, delta, n_classes) and ``call`` the Python line that builds it from the committed results
-    (without ``results=``: asked of another folder, the line builds what the committed frontier answers); ``error`` and ``interval`` the
-    expected mean test error on the frontier data set ``like`` and its 95% interval (module docstring), ``spread`` the
-    standard deviation of a single release's error around that mean and ``release_interval`` the range a single
-    release's error falls in about 95% of the time; ``how`` whether they were read or interpolated, ``cells`` the
-    committed cells they rest on and ``alternatives`` the qualifying contenders with their expected errors."""
+    (without ``results=``: asked of another folder, the line builds what the committed frontier answers); ``error``
+    and ``interval`` the expected mean test error on the frontier data set ``like`` and its 95% interval (module
+    docstring), ``spread`` the standard deviation of a single release's error around that mean and
+    ``release_interval`` the range a single release's error falls in about 95% of the time; ``how`` whether they were
+    read or interpolated, ``cells`` the committed cells they rest on and ``alternatives`` the qualifying contenders
+    with their expected errors."""
 
     task: str
     n: int
