@@ -89,6 +89,26 @@ def test_bound_verdict_three_values_and_nan_is_never_a_hold():
     assert "upper 95% bound" in V.bound_verdict(0.7, 1.0, se=0.1).criterion
 
 
+def test_bound_verdict_criterion_states_only_true_inequalities():
+    """A criterion reads as the comparison came out: the inconclusive F-slope row once said "upper 95% bound 1.112 <=
+    1.1".  Every "a <op> b" between two numbers in the text must be true, in both directions and every status."""
+    import re
+
+    ops = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b}
+    seen = set()
+    for direction in ("at_most", "at_least"):
+        for measured in (0.5, 0.95, 1.0, 1.05, 1.091, 1.5):
+            for se in (0.0, 0.013, 0.1):
+                v = V.bound_verdict(measured, 1.1 if direction == "at_most" else 1.0, se=se, direction=direction)
+                seen.add(v.status)
+                pairs = re.findall(r"(-?[\d.]+(?:e[+-]?\d+)?) (<=|>=|<|>) (-?[\d.]+(?:e[+-]?\d+)?)", v.criterion)
+                assert pairs or se == 0, v.criterion
+                for a, op, b in pairs:
+                    assert ops[op](float(a), float(b)), f"{direction} {measured} se {se}: {v.criterion}"
+    assert seen == {"holds", "violated", "inconclusive"}
+    assert "1.112 <= 1.1" not in V.bound_verdict(1.091, 1.1, se=0.013).criterion
+
+
 def test_difference_verdict_needs_significance_either_way_and_states_power():
     ok = V.difference_verdict(0.05, 0.01, min_effect=0.03)
     assert ok.status == "holds" and ok.lower > 0 and ok.power > 0.8

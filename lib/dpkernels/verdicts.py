@@ -368,13 +368,22 @@ def bound_verdict(measured: float, bound: float, *, se: float = 0.0, direction: 
     m, b, s = float(measured), float(bound), float(se)
     q = _quantile(alpha, df) if s > 0 else 0.0
     lo, hi = m - q * s, m + q * s
+    level = f"{100 * (1 - alpha):g}%"
     if direction == "at_most":
         b = b * (1.0 + rtol) if b >= 0 else b * (1.0 - rtol)
         status = verdict(hi <= b, lo > b)
-        rule = "measured <= bound" if s == 0 else f"upper {100 * (1 - alpha):g}% bound {hi:.4g} <= {b:.4g}"
+        # the criterion states the comparison as it came out, never the holding side alone (an inconclusive check
+        # must not read "1.112 <= 1.1")
+        rule = (f"measured {'<=' if m <= b else '>'} bound" if s == 0 else
+                f"upper {level} bound {hi:.4g} <= {b:.4g}" if status == "holds" else
+                f"lower {level} bound {lo:.4g} > {b:.4g}" if status == "violated" else
+                f"upper {level} bound {hi:.4g} > {b:.4g} and lower {lo:.4g} <= {b:.4g}: neither side confirmed")
     else:
         status = verdict(lo >= b, hi < b)
-        rule = "measured >= bound" if s == 0 else f"lower {100 * (1 - alpha):g}% bound {lo:.4g} >= {b:.4g}"
+        rule = (f"measured {'>=' if m >= b else '<'} bound" if s == 0 else
+                f"lower {level} bound {lo:.4g} >= {b:.4g}" if status == "holds" else
+                f"upper {level} bound {hi:.4g} < {b:.4g}" if status == "violated" else
+                f"lower {level} bound {lo:.4g} < {b:.4g} and upper {hi:.4g} >= {b:.4g}: neither side confirmed")
     return Outcome(status, f"{rule} (measured {m:.4g}" + (f", se {s:.2g})" if s > 0 else ")"), m, lo, hi)
 
 
