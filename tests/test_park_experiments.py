@@ -161,6 +161,17 @@ def test_p1_is_rejected_when_the_columns_are_not_swapped():
     assert not bool(h.loc[("P1", "iris"), "accepted"]) and bool(h.loc[("P1", "wine"), "accepted"])
 
 
+def test_p1_states_its_power_and_false_acceptance():
+    """An accepted hypothesis states both (issue 28, item 3): P1's exact identity against a coincidence, one pair in
+    the ranges of the six real data sets' own counts (dims 4-36 x classes 3-11)."""
+    h = E.hypotheses(E.table_7_1(), pd.DataFrame(columns=["dataset"]))
+    p1 = h[h.hypothesis == "P1"]
+    assert len(p1) == 2 and p1.accepted.all()
+    assert (p1.false_acceptance.astype(float) == round(1 / (33 * 9), 6)).all() and (p1.power.astype(float) == 1).all()
+    acc = h[h.accepted.astype(bool)]
+    assert acc.power.astype(float).notna().all() and acc.false_acceptance.astype(float).notna().all(), acc.hypothesis
+
+
 def _table_7_3_result(variant_acc: float) -> pd.DataFrame:
     rows = []
     for run in range(5):

@@ -58,6 +58,7 @@ __all__ = [
     "HYPOTHESIS_OPTIONAL",
     "NUMBER_KINDS",
     "BELOW_MIN_EFFECT",
+    "FITTED_DIFFERS",
     "below_min_effect",
     "number_kind",
     "in_scope",
@@ -99,9 +100,11 @@ EPS_SMALL = 0.1
 HYPOTHESIS_COLUMNS = ["hypothesis", "dataset", "test", "statistic", "accepted", "outcome", "detail"]
 #: Optional columns of ``hypotheses.csv``: ``scope`` (which published numbers the hypothesis bears on, see
 #: :func:`in_scope`; empty: every number of its data set), ``power`` (of its test against the stated alternative),
-#: ``false_acceptance`` (its acceptance rate on data simulated without the effect) and ``untested`` (a scope of the
-#: numbers it bears on that its test left out, empty: none; REPORT says so beside them).
-HYPOTHESIS_OPTIONAL = ["scope", "power", "false_acceptance", "untested"]
+#: ``false_acceptance`` (its acceptance rate on data simulated without the effect), ``untested`` (a scope of the
+#: numbers it bears on that its test left out, empty: none; REPORT says so beside them) and ``known`` (a scope of the
+#: numbers whose fit under the hypothesis was known when it was registered: its acceptance is no evidence for them, so
+#: it explains none of them, :func:`compare_table`; REPORT says so beside them).
+HYPOTHESIS_OPTIONAL = ["scope", "power", "false_acceptance", "untested", "known"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_TITLES = {
@@ -396,6 +399,19 @@ def accepted_explanations(hypotheses: pd.DataFrame | None) -> set[tuple[str, str
     return {key for key, v in by.items() if v}
 
 
+def known_scopes(hypotheses: pd.DataFrame | None) -> dict[tuple[str, str], list[str]]:
+    """(ERRATA id, data set) -> the ``known`` scopes of its rows: the numbers whose fit under the hypothesis was known
+    when it was registered (a hypothesis formed knowing how it fits a number cannot be evidence about that number)."""
+    if hypotheses is None or hypotheses.empty or "known" not in hypotheses.columns:
+        return {}
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in hypotheses.itertuples():
+        k = getattr(r, "known")
+        if isinstance(k, str) and k.strip():
+            out.setdefault((str(r.hypothesis), str(r.dataset)), []).append(k)
+    return out
+
+
 def _cell(row: pd.Series, col: str) -> str | None:
     v = row.get(col)
     return str(v).strip() if isinstance(v, str) and str(v).strip() else None
@@ -446,8 +462,8 @@ def _all_hold(conditions: str, table: str, key: dict[str, object]) -> bool:
     return True
 
 
-def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, min_effect: float | None = None
-                  ) -> pd.DataFrame:
+def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, min_effect: float | None = None,
+                  table: str = "") -> pd.DataFrame:
     """Published numbers with their reproduction, t and class (keyed on every non-value column).
 
     se of the published mean: its ``se`` column if given, else :func:`dpkernels.verdicts.published_se` from the
@@ -461,7 +477,9 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     effect the comparison has no stated power, so within the cut it is ``inconclusive (too noisy)``; an exact
     comparison, standard error 0, sees any difference), and a difference is ``consistent with X`` only when the row's
     candidate ``errata`` X is accepted for the row's ``dataset`` by ``hypotheses`` (:func:`accepted_explanations`;
-    ``errata`` may name several candidates, ``X|Y``: the first accepted one explains).  Columns: the keys,
+    ``errata`` may name several candidates, ``X|Y``: the first accepted one explains), and the number is not in X's
+    ``known`` scope (:func:`known_scopes`: its fit under X was known when X was registered; ``table`` is the table's
+    file name for scopes that name one).  Columns: the keys,
     ``published``, ``reproduced``, ``se_reproduced``, ``se_published``, ``z`` (the t statistic), ``df``, ``p_value``,
     ``power`` (against ``min_effect``), ``power_limit`` (the power unlimited replicates of ours would give: our
     standard error 0, the normal law; below 0.8 where the published number's own spread, not too few replicates of
@@ -469,7 +487,7 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
     (:func:`number_kind`), ``candidate`` (the ERRATA id named) and ``note``.
     """
     keys = [c for c in df.columns if c not in VALUE_COLUMNS]
-    accepted = accepted_explanations(hypotheses)
+    accepted, known = accepted_explanations(hypotheses), known_scopes(hypotheses)
     df = df.copy()
     for k in keys:
         df[k] = df[k].astype(str)
@@ -505,7 +523,8 @@ def compare_table(df: pd.DataFrame, hypotheses: pd.DataFrame | None = None, *, m
         override = _cell(p, "class_override") or _cell(r, "class_override")
         me = next((float(v) for v in (p["min_effect"], r["min_effect"]) if pd.notna(v) and str(v) != ""), min_effect)
         dataset = keyd.get("dataset")
-        explained = next((c for c in (errata or "").split("|") if dataset is not None and (c, dataset) in accepted), None)
+        explained = next((c for c in (errata or "").split("|") if dataset is not None and (c, dataset) in accepted
+                          and not any(in_scope(k, table, keyd) for k in known.get((c, dataset), []))), None)
         c = verdicts.compare(pv, rv, se_r, se_p, explained=explained, df=dof, min_effect=me)
         # without a minimum effect a comparison with any spread has no stated power: not an agreement (an exact one,
         # standard error 0, sees every difference)
@@ -577,6 +596,9 @@ CLASS_COLUMNS = {"agrees": "agree", verdicts.TOO_NOISY: "inconclusive (too noisy
 #: Column of ``totals.csv``: the ``differ, unexplained`` numbers whose difference is smaller than the comparison's
 #: minimum effect (significant, but smaller than what the comparison was set up to see; still a difference).
 BELOW_MIN_EFFECT = "differ, unexplained, below the minimum effect"
+#: Column of ``totals.csv``: the ``fitted`` numbers (a reading rule was chosen on them) that still differ significantly
+#: from ours (``|t|`` beyond the cut): the chosen reading does not reproduce them either, which ``fitted`` alone hides.
+FITTED_DIFFERS = "fitted, significantly different"
 
 
 def below_min_effect(paired: pd.DataFrame) -> pd.Series:
@@ -608,9 +630,11 @@ def _hypotheses_bearing(hyp: pd.DataFrame, dataset: str | None, table: str, key:
 
     def outcome(r: pd.Series) -> str:
         verdict = str(r["outcome"])
-        untested = r.get("untested")
+        untested, known = r.get("untested"), r.get("known")
         if isinstance(untested, str) and untested.strip() and in_scope(untested, table, key):
             return f"{verdict} on the other numbers it bears on, this one left out of its test"
+        if isinstance(known, str) and known.strip() and in_scope(known, table, key):
+            return f"{verdict}, but its fit to this number was known when it was registered: no evidence for it"
         return verdict
 
     return "; ".join(f"{r['hypothesis']} {outcome(r)} ({r['test']}: {r['statistic']}{extra(r)})"
@@ -640,7 +664,7 @@ def build_report(root: Path | None = None) -> Path:
         counts = check_counts(checks)
         hyp = read_hypotheses(pdir / "hypotheses.csv")
         tables = sorted(t for t in pdir.glob("*.csv") if t.name not in ("checks.csv", "hypotheses.csv"))
-        n_pairs, n_unpaired, n_small = 0, 0, 0
+        n_pairs, n_unpaired, n_small, n_fitted_differs = 0, 0, 0, 0
         classes = {c: 0 for c in CLASSES}
         by_kind = {f"{what} {k}": 0 for k in NUMBER_KINDS for what in ("paired", "agree")}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
@@ -657,7 +681,7 @@ def build_report(root: Path | None = None) -> Path:
             df = pd.read_csv(t, keep_default_na=False, na_values=[""])
             if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
                 continue
-            paired = compare_table(df, hyp)
+            paired = compare_table(df, hyp, table=t.stem)
             published = pd.to_numeric(df.loc[df["source"] == "published", "value"], errors="coerce")
             n_unpaired += int(np.isfinite(published).sum()) - len(paired)
             if paired.empty:
@@ -670,6 +694,8 @@ def build_report(root: Path | None = None) -> Path:
             keys = list(paired.columns[: list(paired.columns).index("published")])
             small = below_min_effect(paired)
             n_small += int((small & (paired["class"] == "differs, unexplained")).sum())
+            n_fitted_differs += int(((paired["class"] == "fitted")
+                                     & (pd.to_numeric(paired["p_value"]) < verdicts.ALPHA_COMPARE)).sum())
             for i, r in paired[paired["class"] == "differs, unexplained"].iterrows():
                 dataset = str(r["dataset"]) if "dataset" in keys else None
                 keyd = {k: r[k] for k in keys}
@@ -687,6 +713,7 @@ def build_report(root: Path | None = None) -> Path:
             body.append("\n".join(f"- [{f}]({pdir.name}/{f})" for f in figs) + "\n")
         totals.append({"paper": pdir.name, **counts, "published numbers paired": n_pairs,
                        **{CLASS_COLUMNS[c]: classes[c] for c in CLASSES}, BELOW_MIN_EFFECT: n_small,
+                       FITTED_DIFFERS: n_fitted_differs,
                        "published numbers not reproduced": n_unpaired,
                        **by_kind, "figures": len(figs)})
         sections.append("\n".join(body))
@@ -718,7 +745,7 @@ def build_report(root: Path | None = None) -> Path:
         head += ["### Checks: verdicts per kind\n", _md_table(short),
                  "### Published numbers: classes\n",
                  _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), BELOW_MIN_EFFECT,
-                                "published numbers not reproduced"]]),
+                                FITTED_DIFFERS, "published numbers not reproduced"]]),
                  "### Informative agreements per kind of number (agree / paired; the paired count includes fitted numbers, never agreements)\n",
                  _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
                                                                       for k in NUMBER_KINDS}}))]
@@ -730,7 +757,8 @@ def build_report(root: Path | None = None) -> Path:
                     f"{other['analytic']} analytic, {other['consistency']} consistency, {other['target']} target rows; "
                     f"{int(tot['published numbers paired'].sum())} published numbers paired with a reproduction "
                     f"({cls['agree']} agree, {cls['inconclusive (too noisy)']} inconclusive (too noisy), {cls['fitted']} "
-                    f"fitted, {cls['consistent with a hypothesis']} consistent with a tested hypothesis, "
+                    f"fitted ({int(tot[FITTED_DIFFERS].sum())} of them still significantly different from ours), "
+                    f"{cls['consistent with a hypothesis']} consistent with a tested hypothesis, "
                     f"{cls['differ, unexplained']} differ without one ({int(tot[BELOW_MIN_EFFECT].sum())} of them by less "
                     f"than the comparison's minimum effect), {cls['not comparable']} not comparable, "
                     f"{cls['input']} inputs); {int(tot['published numbers not reproduced'].sum())} published numbers have "

@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -459,7 +459,7 @@ def lc_permutations(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_
 #: ``K-lc-*`` (``registry.yaml``): the KDD variants run on Figures 4-5, hypothesis -> the variant of the chosen
 #: reading.
 LC_VARIANTS = {"K-lc-scale-file": "K-scale-file", "K-lc-log-bytes": "K-log-bytes", "K-lc-replace": "K-replace",
-               "K-lc-119": "K-119", "K-lc-implementations": "K-implementations"}
+               "K-lc-119": "K-119", "K-lc-implementations": "K-implementations", "K-lc-minmax": "K-minmax"}
 
 
 def _lc_cells(lc: pd.DataFrame) -> pd.DataFrame:
@@ -476,19 +476,20 @@ def _lc_cells(lc: pd.DataFrame) -> pd.DataFrame:
 
 
 def lc_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
-                    progress: bool = True) -> pd.DataFrame:
-    """The runs of ``K-lc-*`` (``registry.yaml``): per hypothesis, the variant of the chosen reading (arm
-    ``variant``) and the chosen reading (arm ``ours``), Figures 4-5's private points at the readings side by side's
-    protocol (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the notebook's
-    seed), each arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private curves;
-    replicate = the permutation."""
+                    progress: bool = True, only: Iterable[str] | None = None) -> pd.DataFrame:
+    """The runs of ``K-lc-*`` (``registry.yaml``; ``only``: these of them): per hypothesis, the variant of the chosen
+    reading (arm ``variant``) and the chosen reading (arm ``ours``), Figures 4-5's private points at the readings side
+    by side's protocol (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the
+    notebook's seed), each arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private
+    curves; replicate = the permutation."""
     def run(reading: KDDReading) -> pd.DataFrame:
         lc, grid = _lc_at_own_grid(reading, seed, scale, n_jobs)
         return _lc_cells(lc[np.isclose(lc.grid, grid)])
 
     ours = run(chosen)
     parts = []
-    for hid, v in tqdm(LC_VARIANTS.items(), desc="K-lc variants", disable=not progress):
+    names = list(LC_VARIANTS) if only is None else list(only)
+    for hid, v in tqdm([(h, LC_VARIANTS[h]) for h in names], desc="K-lc variants", disable=not progress):
         parts += [_tag(ours, hid, "ours", "kddcup99"), _tag(run(dataclasses.replace(chosen, variant=v)), hid, "variant",
                                                            "kddcup99")]
     return pd.concat(parts, ignore_index=True)
@@ -573,11 +574,12 @@ def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
 
 
 def _row(hid: str, dataset: str, test: str, p: float, accepted: bool, not_rejected: bool, detail: str, fa: float,
-         scope: str) -> dict[str, object]:
+         scope: str, tested: bool = True) -> dict[str, object]:
     """A row of ``hypotheses.csv``: the decision (``accepted``; ``not_rejected``: the test did not reject it), the
-    row's own p-value ``p`` and false acceptance ``fa``."""
+    row's own p-value ``p`` and false acceptance ``fa``; ``tested`` False for a void variant (its numbers are ours, so
+    its test says nothing of the hypothesis: ``not tested``)."""
     return {"hypothesis": hid, "dataset": dataset, "test": test, "statistic": round(float(p), 4), "accepted": bool(accepted),
-            "outcome": verdicts.hypothesis_outcome(bool(accepted), bool(not_rejected)),
+            "outcome": verdicts.hypothesis_outcome(bool(accepted), bool(not_rejected), tested=tested),
             "detail": detail, "scope": scope, "power": round(1 - fa, 4) if np.isfinite(fa) else math.nan,
             "false_acceptance": round(float(fa), 4) if np.isfinite(fa) else math.nan}
 
@@ -653,7 +655,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                     raise ValueError(f"{hid}: the variant has cells ours lacks")
                 if hid == "K-minmax" and np.array_equal(M, M0):
                     rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False, False,
-                                     "void: the variant gives our numbers exactly", 1.0, scope))
+                                     "void: the variant gives our numbers exactly", 1.0, scope, tested=False))
                     continue
                 n_published = PUBLISHED_N_RUNS["permutations" if hid in LC_VARIANTS else "folds"]
                 arms = [("variant", joint_mean_test(P, M, n_published=n_published, alternative=M0, paired=True,
@@ -730,6 +732,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None,
                     choices=(*HYPOTHESIS_PARTS, *REPLICATE_PARTS),
                     help="run only these parts (the others' rows are kept from an earlier run in --out)")
+    ap.add_argument("--lc-variants", nargs="*", default=None, choices=tuple(LC_VARIANTS),
+                    help="with kdd-lc-variants: run only these K-lc hypotheses (the others' rows are kept)")
     args = ap.parse_args(argv)
     scale = QUICK if args.quick else REGISTERED
     args.out.mkdir(parents=True, exist_ok=True)
@@ -778,6 +782,7 @@ def main(argv: list[str] | None = None) -> int:
     if "c15" in parts:
         save(lambda_selection_runs(chaudhuri_data("adult"), args.seed, scale, args.jobs), ["C15"])
     if "kdd-lc-variants" in parts:
-        save(lc_variant_runs(chosen, args.seed, scale, args.jobs), list(LC_VARIANTS))
+        names = list(args.lc_variants or LC_VARIANTS)
+        save(lc_variant_runs(chosen, args.seed, scale, args.jobs, only=names), names)
     print(f"wrote {out} ({len(runs)} rows" + (f"; chosen reading {chosen.label})" if chosen else ")"))
     return 0

@@ -486,6 +486,7 @@ def hypothesis_rows(hypothesis: str, ours_runs: pd.DataFrame, published: Mapping
                      "statistic": round(float(np.max(np.abs(g["t"]))), 4), "accepted": res["accepted"],
                      "outcome": verdicts.hypothesis_outcome(res["accepted"], res["not_rejected"]),
                      "detail": f"{each}; {joint}", "scope": reg["scope"], "untested": reg.get("untested", ""),
+                     "known": reg.get("known", ""),
                      "power": round(1.0 - res["false_acceptance"], 4), "false_acceptance": round(res["false_acceptance"], 4)})
     return pd.DataFrame(rows)
 
