@@ -213,7 +213,7 @@ def test_repeated_and_permuted_queries_return_the_same_values():
     assert np.array_equal(kde.density(P[perm]), v[perm])
     both = kde.density(np.array([[0.35], [0.36], [0.1]]))
     assert both[0] == v[1] and both[2] == v[0]
-    assert len(kde.released_values_) == 5
+    assert len(kde._curator.values) == 5 and len(kde.released_values_) == 0  # answered, not released
 
 
 def test_max_points_is_enforced():
@@ -287,17 +287,31 @@ def test_kde_release_mode_answers_only_released_points():
 
 def test_curator_pickle_holds_only_the_release():
     X = np.random.default_rng(0).uniform(size=(60, 1))
-    kde = PrivateKDE(sigma=0.1, points=np.empty((0, 1)), curator=True, random_state=12345).fit(X)
+    kde = PrivateKDE(sigma=0.1, points=np.array([[0.5]]), curator=True, random_state=12345).fit(X)
     v = kde.density([[0.25], [0.5]])
     blob = pickle.dumps(kde)
     assert not any(X[i].tobytes() in blob for i in range(len(X)))
     back = pickle.loads(blob)
     assert not hasattr(back, "_curator")
     assert pickle.loads(pickle.dumps(kde.release())).get_params()["random_state"] is None
-    assert np.array_equal(back.density([[0.5]]), v[1:])
+    assert np.array_equal(back.density([[0.5]]), v[1:])  # released at fit: answered on the same sample path
     with pytest.raises(ValueError, match="not released"):
-        back.density([[0.75]])
+        back.density([[0.25]])  # asked of the curator after fit: not in the release
     assert any("curator" in note for note in kde.guarantee_.notes)
+
+
+def test_a_curators_queries_never_enter_its_release():
+    """A curator asked about private rows (a selection's validation rows) must not export them: release() and the
+    pickle hold only the points released at fit.  (The curator used to append every queried point to
+    released_points_, so release() published private rows in the clear.)"""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 2))
+    kde = PrivateKDE(sigma=0.2, grid_size=3, curator=True, random_state=1).fit(X)
+    kde.density(X[:5])
+    out = kde.release()
+    assert out.released_points_.shape == (9, 2)
+    assert not any((out.released_points_ == row).all(axis=1).any() for row in X)
+    assert not any(X[i].tobytes() in pickle.dumps(kde) for i in range(len(X)))
 
 
 def test_kde_released_values_match_the_nonprivate_mean_in_law():

@@ -573,7 +573,9 @@ class _FunctionRelease:
     ``curator=False`` (default): ``fit`` releases the function at the public ``points`` and keeps nothing else; the
     object holds only the released points and values (a release).  ``curator=True``: the object also keeps the
     private data and the noise state (``_curator``) to answer new points on the same sample path; it is then the
-    curator, not a release; its pickle holds only the release.
+    curator, not a release; its pickle and ``release()`` hold only the release made at fit (the public ``points``):
+    the points the curator is asked about later may be private rows (a selection's validation rows), so neither they
+    nor their answers enter ``released_points_`` / ``released_values_``.
     """
 
     _release_attributes: tuple[str, ...] = ("released_points_", "released_values_", "noise_multiplier_",
@@ -638,10 +640,8 @@ class _FunctionRelease:
 
     def _evaluate(self, points: Array) -> Array:
         gp = getattr(self, "_curator", None)
-        if gp is not None:
-            out = gp.evaluate(points)
-            self._publish()
-            return out
+        if gp is not None:  # the curator's answer: not recorded in the release (the query may be private rows)
+            return gp.evaluate(points)
         if not hasattr(self, "released_points_"):
             raise ValueError("not fitted")
         index = {k: i for i, k in enumerate(_row_keys(self.released_points_))}
@@ -657,7 +657,8 @@ class _FunctionRelease:
         if self.curator:
             return ("curator=True: this object holds the private data and the noise state so that it can answer new "
                     "points on the same sample path; it is the curator, NOT a release (never publish it). Its pickle "
-                    "holds only the released points and values; an unpickled object answers only at those points",)
+                    "and release() hold only the points released at fit and their values (never the points it was "
+                    "asked about later); an unpickled object answers only at those points",)
         return ("released at the public points given at fit; the data and the noise state were discarded",)
 
     def _float_notes(self, margins: FloatMargins) -> tuple[str, ...]:
