@@ -303,3 +303,23 @@ def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
     X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
     with pytest.raises(RuntimeError, match="refusing to release"):
         fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0)
+
+
+def test_a_seeded_svdd_export_keeps_the_classifier_a_reproduction():
+    """An export of a seeded PrivateSVDD (random_state None, randomness "seed") passed as ``svdd=`` must not turn the
+    classifier, or the SVDD inside it, into a release that the accountant books (an outside privacy audit: both said
+    "release" and spend() booked 2 eps)."""
+    from dpkernels.accounting import Accountant
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sv in (PrivateSVDD(epsilon=1.0, random_state=0).fit(X).release(),
+                   PrivateSVDD(epsilon=1.0, keep_nonprivate=True).fit(X).resample(1.0, random_state=7)):
+            assert sv.guarantee_.status == "reproduction"
+            clf = EquilibriumPointClassifier(epsilon_svdd=1.0, epsilon_vote=1.0, classes=[0, 1, 2], n_starts=50,
+                                             n_iter=5).fit(X, y, svdd=sv)
+            assert clf.guarantee_.status == clf.svdd_.guarantee_.status == "reproduction"
+            with pytest.raises(ValueError, match="reproduction"):
+                Accountant(epsilon=10).spend(clf)

@@ -678,7 +678,9 @@ class ReleaseMixin:
             return inherited
         kind = randomness_kind(rs)
         for sub in self._sub_releases():  # a pre-fitted sub-estimator seeded by the user makes this a reproduction
-            if sub._randomness(kind) == "seed":
+            # an export of a seeded fit has random_state None but states its randomness: it stays a reproduction
+            stated = getattr(getattr(sub, "guarantee_", None), "randomness", None)
+            if sub._randomness(kind) == "seed" or stated == "seed":
                 return "seed"
         return kind
 
