@@ -26,7 +26,6 @@ from dpkernels.argmin_release import (
     SAFETY,
     SMOOTHING_FRACTION,
     TAIL,
-    LargeDeltaWarning,
     objective_perturbation_plan,
     plan_argmin_release,
 )
@@ -374,14 +373,14 @@ def test_real_fit_at_40000_rows_states_the_planned_delta(loss_name):
     assert est.guarantee_.delta == plan.delta(8.0) <= 1.0 / (10 * 40_000)
 
 
-def test_delta_above_one_over_n_warns_with_public_text_only():
-    """Outside the settings it can serve (here eps = 70: e^70 x 2^-100 > 1/n) a fit states its delta and warns, and the
-    warning's text is the same on two data sets of one shape."""
+def test_delta_at_or_above_one_over_n_is_refused_with_public_text_only():
+    """Outside the settings it can serve (here eps = 70: e^70 x 2^-100 > 1/n) a fit refuses before drawing any noise
+    (it used to release and only warn, an outside privacy audit found), and the refusal's text is the same on two data
+    sets of one shape."""
     texts = []
     for seed in (8, 9):
         X, y = _unit_rows(300, 3, seed)
-        with pytest.warns(LargeDeltaWarning) as rec:
-            est = ObjectivePerturbation(epsilon=70.0, alpha=0.1).fit(X, y)
-        assert est.guarantee_.delta > 1 / 300
-        texts.append([str(r.message) for r in rec if r.category is LargeDeltaWarning])
+        with pytest.raises(ValueError, match="not below 1/n") as err:
+            ObjectivePerturbation(epsilon=70.0, alpha=0.1).fit(X, y)
+        texts.append(str(err.value))
     assert texts[0] == texts[1]

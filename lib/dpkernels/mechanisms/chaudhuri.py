@@ -39,7 +39,6 @@ holds), and delta is e^eps times the probability that the noise exceeds its 1 - 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -53,7 +52,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from dpkernels import lattice
-from dpkernels.argmin_release import ArgminReleasePlan, LargeDeltaWarning, plan_argmin_release
+from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release
 from dpkernels._validation import (
     MAX_ABS_INPUT,
     check_epsilon,
@@ -740,9 +739,13 @@ class ObjectivePerturbation(_ChaudhuriERM):
         params = theorem_9_parameters(epsilon, n, Lambda, loss.curvature, R)
         w0 = self._init(d)
         if self.noise == "lattice":
-            f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
             plan = plan_argmin_release(n, d, R, loss, Lambda + params.Delta, params.beta)  # public: the fit's own plan
             delta = plan.delta(epsilon)
+            if delta >= 1.0 / n:  # decided from public constants, before any noise is drawn or the data are solved
+                raise ValueError(f"the floating-point-safe release would state delta = {delta:.3g}, not below 1/n = "
+                                 f"{1.0 / n:.3g} (epsilon = {epsilon:g}, n = {n}, d = {d}: public constants); lower "
+                                 "epsilon, or use noise='continuous' to reproduce the paper (not a release)")
+            f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
             self.release_grid_ = plan.grid
             fp_note = (f"floating-point safe (dpkernels.argmin_release): the float64 minimiser for noise drawn at "
                        f"beta_r = {plan.beta_release:.6g} (Theorem 9's beta less eps_fp / (2R), eps_fp = "
@@ -752,9 +755,6 @@ class ObjectivePerturbation(_ChaudhuriERM):
                        "certified error moves the smoothed release's density by at most e^(2 eta / s) <= e^eps_fp, "
                        "so Theorem 9's epsilon holds; delta = e^eps x the probability that the noise exceeds its "
                        "1 - 2^-100 quantile (the fit then refuses)")
-            if delta > 1.0 / n:
-                warnings.warn(f"the floating-point-safe release states delta = {delta:.3g}, above 1/n = {1.0 / n:.3g} "
-                              f"(epsilon = {epsilon:g}, n = {n}: public constants)", LargeDeltaWarning, stacklevel=2)
         else:
             unit = unit_gamma_noise(1, d, self.noise, rng)
             f = objective_releases(design, loss, Lambda, params, unit, data_norm=R, solver_tol=self.solver_tol,
