@@ -187,3 +187,16 @@ def test_lattice_samplers_match_opendps(kind):
     ours = (L.laplace_lattice if kind == "laplace" else L.gaussian_lattice)(np.zeros(n), scale, rng)
     assert stats.ks_2samp(ours, theirs).pvalue > 1e-3
     assert abs(np.std(ours) / np.std(theirs) - 1) < 0.05
+
+
+def test_out_of_range_refusal_names_no_value():
+    """The refusal of a value too far from 0 for the grid is the same text for any such value (it quoted the value,
+    a function of the private solution, before an outside privacy audit)."""
+    from dpkernels.lattice import _check_range
+
+    texts = []
+    for c in (3.44e16, 3.43e16):
+        with pytest.raises(ValueError) as err:
+            _check_range(np.array([c * 1.39e-17, 0.0]), 1.39e-17)  # c grid steps from 0
+        texts.append(str(err.value))
+    assert texts[0] == texts[1] and "3.4" not in texts[0]

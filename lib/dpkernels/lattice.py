@@ -241,10 +241,10 @@ def _cells(lo_over_g: Array, hi_over_g: Array) -> tuple[NDArray[np.int64], NDArr
 
 def _check_range(center: Array, grid: float) -> None:
     big = np.abs(center) / grid
-    if np.any(big >= _K_MAX / 2):
+    if np.any(big >= _K_MAX / 2):  # the message names only public constants: the value is (a function of) the data
         raise ValueError(
-            f"a released value is {float(big.max()):.3g} grid steps from 0 (grid {grid:.3g}); the exact release needs "
-            f"fewer than 2^50 (values more than about 2^34 noise scales from zero cannot be released on the grid)"
+            f"a released value is 2^49 or more grid steps from 0 (grid {grid:.3g}); the exact release needs fewer than "
+            f"2^50 (values more than about 2^34 noise scales from zero cannot be released on the grid)"
         )
 
 
