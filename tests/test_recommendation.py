@@ -222,3 +222,18 @@ def test_multiclass_answers_build_your_classes_and_print_a_call_to_copy(capsys):
     assert "Labels -1 / +1" in str(binary) and "n_classes" not in binary.call
     assert main(["recommend", "multiclass", "5000", "37", "1", "1e-6", "--n-classes", "4"]) == 0
     assert "n_classes=4" in capsys.readouterr().out
+
+
+def test_the_cells_line_names_the_recommended_mechanisms_own_errors():
+    """Where the answer is not the map's winner (pure DP here), the cells it rests on are quoted with the recommended
+    mechanism's own error in each, the map's best named apart (an outside referee: the line printed the map's winner,
+    noisy-gd and objective-Huber, under a recommendation of output perturbation)."""
+    rec = recommend("binary", 20000, 104, 0.5, 0.0, results=COMMITTED)
+    line = next(x for x in str(rec).splitlines() if x.startswith("Rests on"))
+    summary = pd.read_csv(Path(COMMITTED) / "summary.csv")
+    own = summary[(summary.dataset == rec.like) & (summary.mechanism == rec.mechanism)]
+    for r in rec.cells.itertuples():
+        err = own[(own.n_train == r.n_train) & np.isclose(own.epsilon, r.epsilon)].error.iloc[0]
+        assert f"n={int(r.n_train):,} eps={r.epsilon:g}: {rec.mechanism} {err:.3f}" in line
+    assert rec.mechanism not in set(rec.cells.best)  # the map's winners are other mechanisms: named as such
+    assert "the map's best at the cells' delta" in line

@@ -124,8 +124,14 @@ class Recommendation:
                     f"{hi:.3f}), {self.how}; an estimate, not a guarantee.\n"
                     f"A single release varies around that mean: standard deviation {self.spread:.3f} over the cells' "
                     f"seeds, its error about {rlo:.3f} to {rhi:.3f}.")
-        cells = "; ".join(f"n={int(r.n_train):,} eps={r.epsilon:g}: {r.best or 'nothing learns'}"
-                          for r in self.cells.itertuples())
+        def cell(r: Any) -> str:  # the recommended mechanism's own error there, then the map's best if it differs
+            own = f"{self.mechanism} {r.chosen_error:.3f}" if self.mechanism and np.isfinite(r.chosen_error) else ""
+            best = r.best or "nothing learns"
+            if not own:
+                return best
+            return own if best == self.mechanism else f"{own} (the map's best at the cells' delta: {best})"
+
+        cells = "; ".join(f"n={int(r.n_train):,} eps={r.epsilon:g}: {cell(r)}" for r in self.cells.itertuples())
         return "\n".join([head, f"Rests on the committed frontier cells ({self.like}): {cells}.", *self.notes])
 
 
@@ -453,6 +459,7 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     cells_df = pd.DataFrame(cell_rows)[["dataset", "n_train", "epsilon", "best", "error", "se", "advice"]]
     cells_df["best"] = [b if isinstance(b, str) else "" for b in cells_df["best"]]
     cells_df["weight"] = [weights[c] for c in cells]
+    cells_df["chosen_error"] = math.nan  # the recommended mechanism's error in each cell (below, once it is chosen)
     factors = _committed_factors(root)
     f_n = _factor(factors, like, "n") if len(ns) == 2 else 0.0
     f_e = _factor(factors, like, "epsilon") if len(es) == 2 else 0.0
@@ -491,6 +498,10 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
                               tuple(notes))
     top = alternatives.iloc[0]
     mech = MECHANISMS[top["mechanism"]]
+    own = s[s["mechanism"] == top["mechanism"]]
+    cells_df["chosen_error"] = [float(own.loc[(own["n_train"] == nn) & np.isclose(own["epsilon"], ee), "error"].iloc[0])
+                                if ((own["n_train"] == nn) & np.isclose(own["epsilon"], ee)).any() else math.nan
+                                for nn, ee in cells]
     args = [repr(task), f"{int(n)}", f"{int(d)}", repr(float(epsilon)), repr(float(delta))]
     if task == "multiclass":
         args.append(f"n_classes={K}")
