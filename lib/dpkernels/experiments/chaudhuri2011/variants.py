@@ -653,7 +653,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                             "the others)")
                 if cells != [c for c in cells0 if c in cells]:
                     raise ValueError(f"{hid}: the variant has cells ours lacks")
-                if hid == "K-minmax" and np.array_equal(M, M0):
+                if hid in ("K-minmax", "K-lc-minmax") and np.array_equal(M, M0):
                     rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False, False,
                                      "void: the variant gives our numbers exactly", 1.0, scope, tested=False))
                     continue
