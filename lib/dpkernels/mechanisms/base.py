@@ -678,9 +678,7 @@ class ReleaseMixin:
             return inherited
         kind = randomness_kind(rs)
         for sub in self._sub_releases():  # a pre-fitted sub-estimator seeded by the user makes this a reproduction
-            # an export of a seeded fit has random_state None but states its randomness: it stays a reproduction
-            stated = getattr(getattr(sub, "guarantee_", None), "randomness", None)
-            if sub._randomness(kind) == "seed" or stated == "seed":
+            if sub._randomness(kind) == "seed":
                 return "seed"
         return kind
 

@@ -195,6 +195,15 @@ class PrivateSVDD(ReleaseMixin, BaseEstimator):
         return tags
 
     # fitting -----------------------------------------------------------------------------------
+    def _randomness(self, inherited: str | None = None) -> str:
+        """A fitted SVDD whose guarantee states seeded noise while its ``random_state`` is None (an export of a seeded
+        fit, or :meth:`resample` with a seed) stays a reproduction, also as a classifier's given ``svdd``: the base rule
+        reads ``random_state`` alone, and a wrapper would otherwise pass its own randomness down to it."""
+        g = getattr(self, "guarantee_", None)
+        if self.random_state is None and g is not None and g.randomness == "seed":
+            return "seed"
+        return super()._randomness(inherited)
+
     def fit(self, X: ArrayLike, y: object = None) -> "PrivateSVDD":
         """Solve the SVDD (certified) and release the noisy centre (Algorithm 1).
 
