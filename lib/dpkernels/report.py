@@ -749,8 +749,8 @@ def build_report(root: Path | None = None) -> Path:
                  "### Published numbers: classes\n",
                  _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), BELOW_MIN_EFFECT,
                                 FITTED_DIFFERS, "published numbers not reproduced"]]),
-                 "### Informative agreements per kind of number (agree / paired; the paired count includes fitted numbers, never "
-                 "agreements, and leaves out the numbers that are not comparable and the inputs)\n",
+                 "### Informative agreements per kind of number (agree / paired; the paired count includes fitted "
+                 "numbers, never agreements, and leaves out the numbers that are not comparable and the inputs)\n",
                  _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
                                                                       for k in NUMBER_KINDS}}))]
         m = {st: int(tot[f"measured {st}"].sum()) for st in STATUSES}

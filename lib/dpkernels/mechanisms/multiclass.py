@@ -144,7 +144,7 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         params = self.estimator.get_params()
         if "delta" in params and self.delta == 0:
             raise ValueError(f"{type(self.estimator).__name__} is (epsilon, delta)-DP: give PrivateOneVsRest a delta > 0")
-        if self.delta > 0:  # the total is what the composition states: each part's share passing its own check is not enough
+        if self.delta > 0:  # the composition states the total: each part's share passing its own check is not enough
             check_delta_below_inverse_n(float(self.delta), X.shape[0])
         # two classes need one release (class 1 against class 0) on the whole budget; K > 2 need K releases
         n_fits = 1 if K == 2 else K

@@ -164,10 +164,11 @@ def _p1(t71: pd.DataFrame) -> list[dict[str, object]]:
                      "statistic": f"published (dims, classes) = ({int(pub['dims'])}, {int(pub['classes'])}); data "
                                   f"({int(rep['dims'])}, {int(rep['classes'])})", "accepted": bool(ok),
                      "outcome": hypothesis_outcome(bool(ok), bool(ok)),
-                     "detail": f"exact counts; false acceptance 1 / {pairs} = {fa:.2g}: the chance that a wrong pair, each "
-                               f"entry uniform over the range of the six data sets' counts (dims {span['dims'].min():.0f}-"
-                               f"{span['dims'].max():.0f}, classes {span['classes'].min():.0f}-{span['classes'].max():.0f}), "
-                               "equals the swapped counts; formed on seeing the table",
+                     "detail": f"exact counts; false acceptance 1 / {pairs} = {fa:.2g}: the chance that a wrong pair, "
+                               "each entry uniform over the range of the six data sets' counts (dims "
+                               f"{span['dims'].min():.0f}-{span['dims'].max():.0f}, classes "
+                               f"{span['classes'].min():.0f}-{span['classes'].max():.0f}), equals the swapped counts; "
+                               "formed on seeing the table",
                      "scope": "column=dims|classes", "power": 1.0 if ok else 0.0, "false_acceptance": round(fa, 6)})
     return rows
 
