@@ -588,6 +588,19 @@ def test_claims_are_tested_where_either_beats_the_majority():
     assert out[out.dataset == "adult"]["status"].iloc[0] == "violated"
 
 
+def test_a_claim_against_a_mechanism_that_never_learns_is_untestable():
+    """Beating a classifier that beats the majority class nowhere is not evidence for a claim (an outside referee:
+    Park's Section 7.4 claim 'held' against PrivateSVM with random features, which never learns on satimage or
+    shuttle): inconclusive, saying so, where the old rule said "holds"."""
+    runs = pd.concat([_runs({"chaudhuri-objective-logistic": [0.10, 0.11, 0.10, 0.11, 0.10],
+                             "chaudhuri-output-logistic": [0.25, 0.25, 0.25, 0.25, 0.25]}, n=n) for n in (300, 1000)],
+                     ignore_index=True)
+    claim = [c for c in A.CLAIMS if c.id == "F-claim-objective-output-logistic"]
+    adult = A.claim_verdicts(runs, A.summarise(runs), claim).query("dataset == 'adult'").iloc[0]
+    assert adult["cells"] == 2 and adult["status"] == "inconclusive" and "untestable" in adult["criterion"]
+    assert "chaudhuri-output-logistic" in adult["criterion"]
+
+
 def test_first_sizes_need_every_larger_size():
     rows = []
     for n, e in ((1000, 0.25), (3000, 0.2), (10000, 0.25), (40000, 0.15)):

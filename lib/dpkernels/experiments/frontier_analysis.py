@@ -397,11 +397,20 @@ def claim_cells(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[tup
     return [(dataset, int(n), float(e)) for n, e in ok.index]
 
 
+def never_learns(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[str]:
+    """Those of ``a`` and ``b`` that beat the majority class in no (n, epsilon) cell of ``dataset`` within their
+    budget: a claim that one beats the other is untestable when either never learns (issue 29: PrivateSVM at C =
+    sqrt(n) never beats the majority class on satimage or shuttle)."""
+    s = summary[(summary["dataset"] == dataset) & summary["within_budget"].astype(bool)]
+    return [m for m in (a, b) if not (s.loc[s["mechanism"] == m, "beats_majority"] == "holds").any()]
+
+
 def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Claim] = CLAIMS,
                    pairs: Sequence[tuple[str, str, str]] | None = None) -> pd.DataFrame:
-    """One verdict per (claim, data set): "a beats b" on the per-seed difference averaged over the cells where both
-    beat the majority class, one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive, with the reason, when
-    no cell qualifies.  ``pairs`` (a, b, question) runs the same statistics on our questions over every data set."""
+    """One verdict per (claim, data set): "a beats b" on the per-seed difference averaged over the cells where either
+    beats the majority class (:func:`claim_cells`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
+    with the reason, when no cell qualifies or when either mechanism never beats the majority class
+    (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over every data set."""
     items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
         [(f"Q-{a}-vs-{b}", a, b, ds, q) for a, b, q in pairs for ds in sorted(DATASETS)]
     alpha = verdicts.ALPHA / max(1, len(items))
@@ -410,8 +419,12 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
         cells = claim_cells(summary, a, b, ds)
         diff = paired_differences(df, a, b, cells)
         mean, se, k = _mean_se(diff)
+        never = never_learns(summary, a, b, ds)
         if not cells:
             out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where either mechanism beats the majority class")
+        elif never:
+            out = verdicts.Outcome("inconclusive", f"untestable here: {' and '.join(never)} beats the majority class in no "
+                                   "cell within its budget, so 'beating' it is beating a classifier that learns nothing")
         else:
             out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None, alpha=alpha)
         rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": len(cells),
