@@ -500,7 +500,8 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     mech = MECHANISMS[top["mechanism"]]
     own = s[s["mechanism"] == top["mechanism"]]
     cells_df["chosen_error"] = [next((float(r.error) for r in own.itertuples()
-                                      if r.n_train == nn and math.isclose(r.epsilon, ee)), math.nan) for nn, ee in cells]
+                                      if r.n_train == nn and math.isclose(r.epsilon, ee)), math.nan)
+                                for nn, ee in cells]
     args = [repr(task), f"{int(n)}", f"{int(d)}", repr(float(epsilon)), repr(float(delta))]
     if task == "multiclass":
         args.append(f"n_classes={K}")

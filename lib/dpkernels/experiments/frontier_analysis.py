@@ -410,7 +410,8 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     """One verdict per (claim, data set): "a beats b" on the per-seed difference averaged over the cells where either
     beats the majority class (:func:`claim_cells`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
     with the reason, when no cell qualifies or when either mechanism never beats the majority class
-    (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over every data set."""
+    (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over
+    every data set."""
     items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
         [(f"Q-{a}-vs-{b}", a, b, ds, q) for a, b, q in pairs for ds in sorted(DATASETS)]
     alpha = verdicts.ALPHA / max(1, len(items))
@@ -423,8 +424,9 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
         if not cells:
             out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where either mechanism beats the majority class")
         elif never:
-            out = verdicts.Outcome("inconclusive", f"untestable here: {' and '.join(never)} beats the majority class in no "
-                                   "cell within its budget, so 'beating' it is beating a classifier that learns nothing")
+            out = verdicts.Outcome("inconclusive", f"untestable here: {' and '.join(never)} beats the majority class "
+                                   "in no cell within its budget, so 'beating' it is beating a classifier that learns "
+                                   "nothing")
         else:
             out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None, alpha=alpha)
         rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": len(cells),

@@ -150,9 +150,9 @@ def _p1(t71: pd.DataFrame) -> list[dict[str, object]]:
     uniformly from the range the six real data sets' own counts span: one pair in (dims range) x (classes range).
     Formed on seeing the table; an exact identity cannot be tuned to it, and that chance is what a coincidence would
     have."""
-    pub_all = t71[(t71.source == "reproduced") & t71.dataset.isin(["iris", "wine", "vowel", "satimage", "segment",
-                                                                     "shuttle"])]
-    span = {c: pub_all[pub_all.column == c].value.astype(float) for c in ("dims", "classes")}
+    counts = t71[(t71.source == "reproduced") & t71.dataset.isin(["iris", "wine", "vowel", "satimage", "segment",
+                                                                    "shuttle"])]
+    span = {c: counts[counts.column == c].value.astype(float) for c in ("dims", "classes")}
     pairs = int((span["dims"].max() - span["dims"].min() + 1) * (span["classes"].max() - span["classes"].min() + 1))
     fa = 1.0 / pairs
     rows = []
