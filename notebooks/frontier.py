@@ -399,7 +399,8 @@ summary.loc[summary.refused > 0, ["dataset", "n_train", "mechanism", "epsilon", 
 
 # %% [markdown]
 # A refusal is itself an output: whether the solver certifies depends on the data, and the stated delta covers only
-# refusals that depend on the noise alone (ERRATA F3).  Target (ours): no run refuses.
+# refusals that depend on the noise alone (ERRATA F3).  The solvers therefore keep solving where their first stages
+# stall (damped Newton for the smooth losses, the whole dual for the hinge).  Target (ours): no run refuses.
 
 # %%
 refused_runs = res["refused"].fillna("").astype(str).str.strip() != ""

@@ -149,7 +149,7 @@ def test_uncertified_solve_is_refused(monkeypatch):
     assert not hasattr(est, "coef_")
     real_solve = C.certified_solve
 
-    def off(*args, **kwargs):  # a solve that stops 1e-6 away from the minimiser, and no polish to rescue it
+    def off(*args, **kwargs):  # a solve that stops 1e-6 away from the minimiser, and no polish or end game to rescue it
         sol = real_solve(*args, **kwargs)
         sol.coef = sol.coef + 1e-6
         sol.certificate = np.inf
@@ -157,6 +157,7 @@ def test_uncertified_solve_is_refused(monkeypatch):
 
     monkeypatch.setattr(C, "certified_solve", off)
     monkeypatch.setattr(C, "_polish", lambda design, loss, lam, lin, w: w)
+    monkeypatch.setattr(C, "newton_end_game", lambda design, loss, lam, b, w, target, data_norm: (w, np.inf))
     messages = []
     for X_, y_ in (data(seed=0), data(seed=1)):
         est = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0)
@@ -286,3 +287,25 @@ def test_auto_regulariser_is_the_public_rule_of_n_d_epsilon_only():
     k = PrivateKernelERM(epsilon=0.5, n_components=50, random_state=0).fit(X, y)
     assert k.alpha_ == pytest.approx(defaults.chaudhuri_lambda(300, 50, 0.5) * k.feature_norm_**2, rel=1e-12)
     assert math.isfinite(k.alpha_)
+
+
+def test_objective_perturbation_keeps_solving_where_its_first_solve_stalls(monkeypatch):
+    """Where the first solve and the Newton polish stall (simulated: both keep their starting point), the damped
+    Newton end game certifies the draw and the fit releases, at the same stated guarantee: a refusal there would be an
+    output that depends on the data (ERRATA F3)."""
+    real_solve = C.certified_solve
+
+    def stalled(*args, **kwargs):
+        sol = real_solve(*args, **kwargs)
+        sol.coef = np.zeros_like(sol.coef)
+        sol.certificate = np.inf
+        return sol
+
+    X, y = data()
+    reference = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0).fit(X, y)
+    monkeypatch.setattr(C, "certified_solve", stalled)
+    monkeypatch.setattr(C, "_polish", lambda design, loss, lam, lin, w: w)
+    est = ObjectivePerturbation(epsilon=1.0, alpha=0.01, random_state=0).fit(X, y)
+    assert est.guarantee_.epsilon == reference.guarantee_.epsilon and est.guarantee_.delta == reference.guarantee_.delta
+    # both centres are certified to the same public target, so both round to the same grid point or a neighbour
+    assert np.max(np.abs(est.coef_ - reference.coef_)) <= 1e-6

@@ -691,3 +691,18 @@ def test_the_committed_map_is_what_this_version_computes_from_the_committed_runs
     ours = A.recommendation_map(runs, A.summarise(runs)).set_index(keys)[cols].fillna("").astype(str)
     committed = pd.read_csv(root / "recommendation.csv").set_index(keys).reindex(columns=cols).fillna("").astype(str)
     pd.testing.assert_frame_equal(committed.sort_index(), ours.sort_index())
+
+
+@pytest.mark.parametrize("mechanism, dataset, n, n_test, eps, seed", [
+    ("chaudhuri-objective-huber", "adult", 10_000, 5229, 0.3, 0),  # L-BFGS and Newton steps stalled on the Huber loss
+    ("rubinstein-finite", "shuttle", 50_000, 7939, 1.0, 1),  # a one-against-all part crowds its margin
+])
+def test_cells_that_refused_now_keep_solving_and_release(mechanism, dataset, n, n_test, eps, seed):
+    """Whether a certified solve succeeds is a fact about the data, so a refusal publishes what the guarantee does not
+    cover (ERRATA F3): the solvers keep solving (damped Newton; the whole hinge dual) instead.  Both cells refused in
+    the scale reference of 2026-11-28 (rows of ``paper_figures/frontier/runs.csv``) and release now, at the budget
+    the cell states."""
+    r = F.run_task({"dataset": dataset, "mechanism": mechanism, "n_train": n, "n_test": n_test, "epsilon": eps,
+                    "delta": F.DELTA, "scale": 1.0, "seed": seed})
+    assert r["refused"] == ""
+    assert 0.0 <= r["error"] <= 1.0 and 0.0 < r["epsilon_spent"] <= eps

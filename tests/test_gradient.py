@@ -279,3 +279,27 @@ def test_dp_sgd_batches_are_poisson(rng):
     W = G.dp_sgd_path(A, loss=loss, alpha=0.0, clip_norm=1.0, sampling_rate=0.25, noise_std=1e-12, learning_rate=1.0,
                       n_iter=1, noise="continuous", random_state=0, n_chains=40000)
     np.testing.assert_allclose(-W.mean(axis=0) * 0.25 * 30, 0.25 * full, atol=0.05)
+
+
+def test_amp_keeps_solving_where_its_first_solve_and_polish_stall(rng, monkeypatch):
+    """A refusal would depend on the data (ERRATA F3): where the batched solve and the Newton polish stall (simulated
+    here: both return their starting point), the damped-Newton end game still certifies the centre, and the release
+    lies within gamma / lambda of the exact perturbed minimiser."""
+    from dpkernels import lattice
+    from dpkernels.solvers.smooth import Design, solve_smooth_erm
+
+    X = rng.normal(size=(300, 4))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    loss = make_loss("huber")
+    cal = G.amp_calibration(1.0, 1e-5, 300, 1.0, loss.curvature, gamma=1e-4)
+    cal0 = G.AMPCalibration(**{**cal.__dict__, "sigma_out": 1e-300})
+    monkeypatch.setattr(G, "solve_smooth_erm_batch",
+                        lambda design, _, loss, lam, B, **k: type("S", (), {"coef": np.zeros_like(B)})())
+    monkeypatch.setattr(G, "_newton_polish", lambda design, loss, lam, lin, w: w)
+    design = Design(X, y)
+    theta = G.amp_releases(design, loss, cal0, 1, random_state=np.random.default_rng(5), noise="continuous")[0]
+    z = lattice.ExactNormals(np.random.default_rng(5))
+    z.draw(4)
+    exact = solve_smooth_erm(design, None, loss, cal.lam, b=z.ball().mid * cal.sigma_objective, gtol=1e-13).coef
+    assert np.linalg.norm(theta - exact) <= cal.gamma / cal.lam

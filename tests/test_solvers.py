@@ -409,3 +409,26 @@ def test_sampled_hessian_preconditions_like_the_hessian():
     fac = D.sampled_hessian_factor(Logistic(), w, lam, 20_000)
     H = D.hessian(_curvature(Logistic(), D.matvec(w)), lam)
     assert np.linalg.norm(cho_solve(fac.chol, H) - np.eye(d), 2) < 0.1
+
+
+def test_hinge_keeps_solving_where_every_partial_stage_fails(monkeypatch):
+    """Above the cvxpy fallback's size, a solve whose working sets, active-set polish and dual recovery all fail (as
+    on shuttle's one-against-all parts, whose margins crowd 10,000 of 50,000 points within 1e-4) is finished by the
+    exact solve of the whole dual and certified, instead of being refused: a refusal would publish a fact about
+    the data (ERRATA F3)."""
+    from dpkernels.solvers import hinge as solvers
+
+    def stalled_pdas(A, upper, upper_set, lower_set, max_iter=10):
+        alpha = np.where(upper_set, upper, 0.0)
+        w = A.combine(alpha)
+        return alpha, w, A.margins(w), 1, False
+
+    monkeypatch.setattr(solvers, "_working_set_qp", lambda *a, **k: None)
+    monkeypatch.setattr(solvers, "_pdas", stalled_pdas)
+    monkeypatch.setattr(solvers, "_recover_duals", lambda *a, **k: None)
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(solvers.CVXPY_FALLBACK_MAX_N + 1000, 6))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=len(X)) > 0, 1.0, -1.0)
+    sol = solve_hinge_primal(X, y, 10.0, distance_tol=1e-5)
+    assert sol.converged and sol.distance_bound <= 1e-5

@@ -79,7 +79,7 @@ from dpkernels.mechanisms.base import (
 from dpkernels.noise import gamma_norm_vector
 from dpkernels.random_features import RandomFourierFeatures
 from dpkernels.solvers import ERMSolution
-from dpkernels.solvers.certify import certified_gradient, certified_solve
+from dpkernels.solvers.certify import certified_gradient, certified_solve, newton_end_game
 from dpkernels.solvers.smooth import Design, _curvature, solve_smooth_erm_batch
 
 __all__ = [
@@ -154,8 +154,11 @@ def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, 
     One draw is solved by :func:`~dpkernels.solvers.certify.certified_solve` (from ``center``, or its multilevel start
     when ``center`` is None); several together by :func:`~dpkernels.solvers.smooth.solve_smooth_erm_batch` from
     ``center``, then certified (:func:`~dpkernels.solvers.certify.certified_gradient`), with a Newton polish where a
-    draw stopped above the target.  ``RuntimeError`` if a draw still cannot be certified (the message names only
-    public constants).  The rows of ``design`` must satisfy ||x_i|| <= ``data_norm`` (1 + ``NORM_RTOL``).  Returns the
+    draw stopped above the target, then damped Newton to convergence
+    (:func:`~dpkernels.solvers.certify.newton_end_game`) where it still is: a refusal is an output that would depend
+    on the data, so the solve does not give up early.  ``RuntimeError`` if a draw still cannot be certified (the
+    message names only public constants).  The rows of ``design`` must satisfy ||x_i|| <= ``data_norm``
+    (1 + ``NORM_RTOL``).  Returns the
     releases (m, d) and the plan (its ``delta(eps)`` is the guarantee's delta)."""
     rng = check_random_state(random_state)
     lam = Lambda + params.Delta
@@ -179,6 +182,8 @@ def fp_safe_objective_releases(design: Design, loss: MarginLoss, Lambda: float, 
         for k in bad:
             W[:, k] = _polish(design, loss, lam, Lin[:, k], W[:, k])
         _, cert[bad] = certified_gradient(design, loss, lam, Lin[:, bad], W[:, bad], data_norm)
+    for k in np.flatnonzero(~(cert <= target)):  # keep solving: a refusal here would depend on the data
+        W[:, k], cert[k] = newton_end_game(design, loss, lam, mid[k], W[:, k], target, data_norm)
     if not np.all(cert <= target):
         raise RuntimeError(f"the solve could not be certified to the public float64 target ||grad|| <= {target:.3g}; "
                            "refusing to release")

@@ -87,7 +87,7 @@ from dpkernels.mechanisms.base import (
     split_intercept,
 )
 from dpkernels.mechanisms.bassily import _check_int, calibrate_noisy_gd, gradient_sensitivity
-from dpkernels.solvers.certify import certified_gradient
+from dpkernels.solvers.certify import certified_gradient, newton_end_game
 from dpkernels.solvers.smooth import Design, _curvature, _loss_parts, solve_smooth_erm_batch
 
 __all__ = [
@@ -473,8 +473,9 @@ def amp_releases(design: Design, loss: MarginLoss, cal: AMPCalibration, m: int, 
     b = sigma_1 z with z exact standard normals (:class:`~dpkernels.lattice.ExactNormals`: float64 balls (mid, rad)
     around the exact reals); the solver minimises J at b = mid (one batched solve,
     :func:`~dpkernels.solvers.smooth.solve_smooth_erm_batch`); each draw is certified: ||grad J_b(theta~)|| <= the
-    rigorous float bound at mid plus ||rad|| / n <= gamma (a Newton polish where it is not yet; ``RuntimeError``
-    if a draw still cannot be certified: no release); the output is theta~ + N(0, sigma_2^2 I) through
+    rigorous float bound at mid plus ||rad|| / n <= gamma (a Newton polish where it is not yet, then damped Newton
+    to convergence, :func:`~dpkernels.solvers.certify.newton_end_game`; ``RuntimeError`` if a draw still cannot be
+    certified: no release); the output is theta~ + N(0, sigma_2^2 I) through
     :func:`~dpkernels.mechanisms.base.noise_release`.  ``center``: the unperturbed minimiser (computed if omitted)."""
     rng = check_random_state(random_state)
     m, d = int(m), design.d
@@ -497,6 +498,8 @@ def amp_releases(design: Design, loss: MarginLoss, cal: AMPCalibration, m: int, 
         for k in bad:
             W[:, k] = _newton_polish(design, loss, cal.lam, lin[:, k], W[:, k])
         cert[bad] = certified_gradient(design, loss, cal.lam, lin[:, bad], W[:, bad], cal.data_norm)[1]
+    for k in np.flatnonzero(cert > target):  # keep solving: a refusal here would depend on the data
+        W[:, k], cert[k] = newton_end_game(design, loss, cal.lam, mid[k], W[:, k], float(target[k]), cal.data_norm)
     if np.any(cert > target):
         raise RuntimeError(f"the approximate minimiser could not be certified to the gradient norm gamma = {cal.gamma:.3g}; "
                            "refusing to release")
