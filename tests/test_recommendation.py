@@ -237,3 +237,17 @@ def test_the_cells_line_names_the_recommended_mechanisms_own_errors():
         assert f"n={int(r.n_train):,} eps={r.epsilon:g}: {rec.mechanism} {err:.3f}" in line
     assert rec.mechanism not in set(rec.cells.best)  # the map's winners are other mechanisms: named as such
     assert "the map's best at the cells' delta" in line
+
+
+def test_a_d_near_two_data_sets_answers_both():
+    """d alone does not say which data your rows resemble (referee D6: d = 95 gave KDDCup99's answer, 96 Adult's):
+    without ``like``, every other data set of the task within a factor 2 of d is answered too, in a note, with the
+    answer ``like=`` gives there; with ``like``, or far from every other data set, no such note."""
+    for d, chosen, other in ((95, "kddcup99", "adult"), (96, "adult", "kddcup99")):
+        rec = recommend("binary", 20_000, d, 0.5, 1e-6)
+        alt = recommend("binary", 20_000, d, 0.5, 1e-6, like=other)
+        assert rec.like == chosen and alt.like == other
+        note = [x for x in rec.notes if x.startswith(f"Your d = {d} is also within")]
+        assert len(note) == 1 and f"resting on {other} the answer is {alt.mechanism} at {alt.error:.3f}" in note[0]
+        assert not any("is also within" in x for x in alt.notes)
+    assert not any("is also within" in x for x in recommend("binary", 20_000, 37, 0.5, 1e-6).notes)

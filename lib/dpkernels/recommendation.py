@@ -7,7 +7,8 @@ results of the frontier (``paper_figures/frontier/summary.csv``, ``recommendatio
 you pass): no private data are touched.
 
 * The frontier data set it rests on is the one of your task whose feature dimension is nearest yours (``like``
-  overrides).  Your rows must be mapped into the unit ball with a public constant feature, as the frontier's are
+  overrides); without ``like``, every other data set of the task whose dimension is within ``NEAR_D_FACTOR`` of
+  yours is answered too, in a note (d alone does not say which data your rows resemble).  Your rows must be mapped into the unit ball with a public constant feature, as the frontier's are
   (:mod:`dpkernels.feature_maps`, :class:`dpkernels.PublicBoundsScaler`); a multi-class task names its number of
   classes (labels 0, ..., K - 1).
 * delta must lie below 1/n (:class:`ValueError` otherwise: a delta near 1/n allows releasing a whole row with that
@@ -60,6 +61,8 @@ __all__ = ["Recommendation", "recommend", "default_results", "loo_residuals", "i
 #: Held-out cells a (data set, axis) needs for its own interpolation-error factor; with fewer, the axis's factor
 #: pooled over the data sets is used.
 MIN_RESIDUALS = 30
+#: Without ``like``, another data set of the task whose d is within this factor of yours is answered too (in a note).
+NEAR_D_FACTOR = 2.0
 _LEVEL = 0.95  #: the intervals' coverage target
 _Z = 1.959963984540054  #: the standard normal's 97.5% quantile (a single release's range)
 
@@ -435,12 +438,13 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     root = Path(results) if results is not None else default_results()
     summary, rec = _read(root, "summary.csv"), _read(root, "recommendation.csv")
     present = [ds for ds in summary["dataset"].unique() if ds in DATASETS and DATASETS[ds].task == task]
-    given_like = like
+    given_like, near = like, []
     if like is None:
         dims = _dimensions(root, present)
         if not dims:
             raise LookupError(f"the committed results at {root} hold no {task} data set")
         like = min(dims, key=lambda ds: (abs(math.log(d / dims[ds])), ds))
+        near = [ds for ds in sorted(dims) if ds != like and abs(math.log(d / dims[ds])) <= math.log(NEAR_D_FACTOR)]
     elif like not in present:
         raise LookupError(f"{like!r} is not a {task} data set of the committed results at {root} ({present})")
     s = summary[(summary["dataset"] == like) & (summary["privacy"] != "none")]
@@ -477,6 +481,16 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     if task == "multiclass" and like in DATASETS and len(DATASETS[like].classes) != K:
         notes.append(f"The frontier's {like} has {len(DATASETS[like].classes)} classes, yours {K}: the errors are read "
                      f"at {len(DATASETS[like].classes)} classes.")
+    for other in near:  # d alone does not say which data your rows resemble: the other near answer, side by side
+        try:
+            alt = recommend(task, n, d, epsilon, delta, n_classes=n_classes, like=other, results=results)
+            said = (f"{alt.mechanism} at {alt.error:.3f} (95% interval {alt.interval[0]:.3f} to {alt.interval[1]:.3f})"
+                    if alt.mechanism else "no private mechanism shown to beat the majority class")
+        except LookupError as exc:
+            said = f"no answer ({exc})"
+        notes.append(f"Your d = {d} is also within a factor {NEAR_D_FACTOR:g} of {other}'s "
+                     f"({_dimensions(root, [other]).get(other, 0)}); resting on {other} the answer is {said}. The "
+                     f"nearest d chose {like}: pass like= to name the data set your rows resemble.")
     if "delta_spent_max" not in s.columns or "within_budget" not in s.columns:
         notes.append("These results predate stated budgets (no delta_spent_max / within_budget): each row's delta is "
                      "taken from its privacy kind, which may understate it.")
