@@ -239,7 +239,8 @@ print(f"{len(res_all)} runs in {sweep_seconds:.1f} s wall ({res_all.fit_seconds.
 # %%
 for b in A.budget_checks(res_all):
     checks.record(b.claim, b.check, verdicts.bound_verdict(b.measured, b.bound), kind="consistency", bound=b.bound,
-                  detail=f"{b.runs} runs, read from their fitted guarantees; over: {', '.join(b.over) or 'none'}",
+                  detail=f"{b.runs} runs, read from their fitted guarantees (diffprivlib's left out: it reads the "
+                         f"label set from the data); over: {', '.join(b.over) or 'none'}",
                   id=b.id)
 repeats = {}
 for ds in datasets:

@@ -222,6 +222,10 @@ def test_budget_checks_read_the_fitted_guarantees():
     over_eps = _runs({"noisy-gd": [0.2] * 2})
     over_eps.loc[0, "epsilon_spent"] = 1.0 + 1e-9
     assert {b.id: b for b in A.budget_checks(over_eps)}["F-budget"].over == ("noisy-gd",)
+    # diffprivlib reads the label set from the data: its runs state no guarantee and count towards no budget check
+    dpl = _runs({"diffprivlib-lr": [0.2] * 3, "rubinstein-finite": [0.2] * 3})
+    checks = {b.id: b for b in A.budget_checks(dpl)}
+    assert checks["F-budget-pure"].runs == 3 and all(b.runs == 3 for b in checks.values())
 
 
 def test_only_the_traced_seed_measures_memory_and_tracing_changes_no_result(monkeypatch):
