@@ -254,15 +254,31 @@ def test_epc_pickle_and_clone():
 # ----------------------------------------------------------------------------------------------
 def test_one_vs_all_baselines():
     X, y = blobs(300)
-    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0)
+    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0, classes=[0, 1, 2])
     Phi = ova.features(X)
     assert np.mean(ova.classes[ova.scores(Phi).argmax(1)] == y) > 0.9
-    for S in (ova.weight(Phi, 1.0, 1), ova.output(Phi, 1.0, 1), ova.semi(Phi, 1.0, 1 / 300, 1)):
+    for S in (ova.weight(Phi, 1.0, 1), ova.output(Phi, 1.0, 1), ova.semi(Phi, 1.0, 1e-4, 1),
+              ova.semi(Phi, 1.0, 1 / 300, 1, reproduce_thesis=True)):
         assert S.shape == (300, 3)
     with pytest.warns(UnsafeNoiseWarning):
         ova.weight(Phi, 1.0, 1, noise="continuous")
     g = guarantees(3, 50, 0.5, 1e-3)
     assert g["SVM WEIGHT"]["total_epsilon"] == 1.5 and g["SVM OUTPUT"]["total_epsilon"] == 75.0
+
+
+def test_the_baselines_read_nothing_from_the_data_and_refuse_a_delta_of_one_over_n():
+    """Privacy audit F9: ``fit_one_vs_all`` read its label set from the data (a neighbour with a new label added a
+    class), and SVM SEMI accepted delta = 1/n.  The label set is now a required argument, and delta >= 1/n is refused
+    unless the thesis's own setting is being reproduced (``reproduce_thesis=True``, ERRATA P10)."""
+    X, y = blobs(300)
+    with pytest.raises(TypeError, match="classes"):
+        fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0)
+    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0, classes=[0, 1, 2, 3])
+    assert ova.classes.tolist() == [0, 1, 2, 3]  # the public set, a class absent from y included
+    Phi = ova.features(X)
+    with pytest.raises(ValueError, match="below 1/n"):
+        ova.semi(Phi, 1.0, 1 / 300, 1)
+    assert ova.semi(Phi, 1.0, 1 / 300, 1, reproduce_thesis=True).shape == (300, 4)
 
 
 @pytest.mark.parametrize("eps", [0.5, 10.0, 100.0])
@@ -281,7 +297,7 @@ def test_semi_release_is_post_processing_of_noisy_predictions():
     """w-hat = Phi^+ (f(Z) + mu): with a rank-deficient Phi_Z the thesis's w* + Phi^+ mu would keep w*'s component
     outside the row space of Phi_Z; ours has none."""
     X, y = blobs(200)
-    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0)
+    ova = fit_one_vs_all(X, y, 0.05, 5.0, d_hat=50, random_state=0, classes=[0, 1, 2])
     Z = ova.features(X[:20])  # 20 test points < 100 features: rank-deficient
     pinv, _ = semi_operator(Z)
     S = ova.semi(Z, 1.0, 1e-3, 0, operator=(pinv, np.linalg.norm(Z, 2)))
@@ -302,7 +318,7 @@ def test_one_vs_all_refuses_an_uncertified_solve(monkeypatch):
     rng = np.random.default_rng(0)
     X, y = rng.uniform(size=(60, 2)), np.repeat([0, 1, 2], 20)
     with pytest.raises(RuntimeError, match="refusing to release"):
-        fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0)
+        fit_one_vs_all(X, y, box=0.05, gamma=5.0, random_state=0, classes=[0, 1, 2])
 
 
 def test_a_seeded_svdd_export_keeps_the_classifier_a_reproduction():

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpkernels._validation import check_epsilon, check_probability, check_random_state
+from dpkernels._validation import check_delta_below_inverse_n, check_epsilon, check_probability, check_random_state
 from dpkernels.accounting import gaussian_sigma
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity
 from dpkernels.losses import Hinge
@@ -80,13 +80,19 @@ class OneVsAllSVM:
         return noise_release(self.scores(Phi), "laplace", scale, noise=check_noise(noise), random_state=random_state)
 
     def semi(self, Phi: Array, epsilon: float, delta: float, random_state: object = None,
-             operator: tuple[Array, float] | None = None, noise: str = "lattice", calibration: str = "analytic") -> Array:
+             operator: tuple[Array, float] | None = None, noise: str = "lattice", calibration: str = "analytic", *,
+             reproduce_thesis: bool = False) -> Array:
         """SVM SEMI scores: noisy test predictions (Gaussian), refitted weights Phi^+ (f(Z) + mu).
 
-        ``operator`` = :func:`semi_operator` (Phi) caches the pseudo-inverse and spectral norm across calls.
+        ``operator`` = :func:`semi_operator` (Phi) caches the pseudo-inverse and spectral norm across calls.  A
+        ``delta`` at or above 1/n (n training rows) is refused (``ValueError``: it allows releasing a row in the clear)
+        unless ``reproduce_thesis=True``: the thesis runs SVM SEMI at delta = 1/n per class (ERRATA P10), and only the
+        reproduction of its tables may.
         """
         check_epsilon(epsilon)
         check_probability(delta, "delta")
+        if not reproduce_thesis:
+            check_delta_below_inverse_n(delta, self.n)
         rng = check_random_state(random_state)
         pinv, norm2 = semi_operator(Phi) if operator is None else operator
         sigma = semi_sigma(epsilon, delta, self.box, norm2, calibration)
@@ -104,17 +110,18 @@ def semi_operator(Phi: Array) -> tuple[Array, float]:
 
 
 def fit_one_vs_all(X: Array, y: NDArray, box: float, gamma: float, d_hat: int = 200, random_state: object = None,
-                   solver_tol: float = 1e-3, classes: NDArray | None = None) -> OneVsAllSVM:
+                   solver_tol: float = 1e-3, *, classes: NDArray) -> OneVsAllSVM:
     """Train the K non-private one-against-all hinge SVMs once; the noise is added later.
 
     Each solve is certified to within ``solver_tol`` x Lemma 9's L2 sensitivity (the noise of SVM WEIGHT assumes the
     exact minimiser, as in :class:`~dpkernels.mechanisms.PrivateSVM`); a solve that cannot be certified is refused.
-    ``classes``: the public label set (default: the labels present).
+    ``classes``: the public label set (required: the labels present in ``y`` are a fact about the private data, and a
+    neighbour with a new label would add a class).
     """
     rng = check_random_state(random_state)
     freqs = RandomFourierFeatures("rbf", math.sqrt(1.0 / (2.0 * gamma)), d_hat, random_state=rng).fit(X).frequencies_
     Phi = rff_paired(X, freqs)
-    classes = np.unique(y) if classes is None else np.asarray(classes)
+    classes = np.asarray(classes)
     n = X.shape[0]
     tol = solver_tol * lemma_9_sensitivity(1.0, box * n, 1.0, n, Phi.shape[1])[0]
     W, bounds = [], []

@@ -290,14 +290,14 @@ def _run_task_inner(task: RunTask) -> list[dict[str, object]]:
                     S = ova.output(Phi, e, rng)
                 else:
                     delta = 1.0 / n if accounting == "per-component" else 1.0 / (n * K)
-                    S = ova.semi(Phi, e, delta, rng, operator=ops[key][1])
+                    S = ova.semi(Phi, e, delta, rng, operator=ops[key][1], reproduce_thesis=True)
                 rows.append({**head, "method": method, "accounting": accounting,
                              "accuracy": _acc(ova.classes[S.argmax(axis=1)], yte), "train_s": t_fit,
                              "infer_s": time.perf_counter() - t0})
         if SEMI_P18 in task.methods and eps is not None:  # P18: the same fit and features, sigma without ||Phi_Z||_2
             key = dict(svm_methods)["SVM SEMI"]
             pinv = ops[key][1][0]
-            S = fits[key][0].semi(ops[key][0], eps, 1.0 / n, p18_rng, operator=(pinv, 1.0))
+            S = fits[key][0].semi(ops[key][0], eps, 1.0 / n, p18_rng, operator=(pinv, 1.0), reproduce_thesis=True)
             rows.append({**head, "method": SEMI_P18, "accounting": "per-component",
                          "accuracy": _acc(fits[key][0].classes[S.argmax(axis=1)], yte)})
     return rows
