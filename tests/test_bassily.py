@@ -176,8 +176,10 @@ def test_norms_labels_and_inference():
     with pytest.warns(PrivacyLeakWarning, match="classes"):
         leaky = PrivateMarginClassifier(rho=0.4, n_components=4, classes="data", random_state=0).fit(_X, (_Y + 1) / 2)
     assert not leaky.guarantee_.private
-    with pytest.raises(ValueError, match="Only binary"):
+    with pytest.raises(ValueError, match="classes is not given"):  # the same text as for 0/1 labels (audit F7)
         PrivateMarginClassifier(rho=0.4, data_norm=1.0, n_components=4).fit(_X, np.arange(len(_Y)) % 3)
+    with pytest.raises(ValueError, match="Only binary"):  # read from the data: what is wrong is said
+        PrivateMarginClassifier(rho=0.4, data_norm=1.0, n_components=4, classes="data").fit(_X, np.arange(len(_Y)) % 3)
 
 
 def test_same_seed_same_release_and_paper_k():

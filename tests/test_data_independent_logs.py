@@ -204,3 +204,27 @@ def test_one_sparse_input_rule_accept_and_densify(case):
             if y is not None and "points" not in sp.get_params():  # Hall's exact release answers at its points only
                 np.testing.assert_array_equal(sp.predict(sparse.csr_matrix(X)), dense.predict(X))
         assert sp.__sklearn_tags__().input_tags.sparse, name
+
+
+@pytest.mark.parametrize("factory", [
+    lambda: dk.ObjectivePerturbation(epsilon=1.0, random_state=0),
+    lambda: dk.OutputPerturbation(epsilon=1.0, random_state=0),
+    lambda: dk.NoisyGradientDescent(epsilon=1.0, delta=1e-5, random_state=0),
+    lambda: dk.PrivateSVMFinite(epsilon=1.0, random_state=0),
+    lambda: dk.PrivateMarginClassifier(epsilon=1.0, delta=1e-5, rho=0.1, random_state=0),
+], ids=["objective", "output", "noisy-gd", "svm-finite", "margin"])
+def test_without_classes_every_unconventional_label_vector_gets_one_text(factory):
+    """Privacy audit F7: with ``classes=None`` the refusal of labels that are not -1/+1 read "classes is not given"
+    for {0, 1} but "only binary classification is supported" once a neighbour's row carried a third label, so the
+    error told how many labels the private data hold.  Now neighbours (one label replaced) and other kinds of labels
+    get one text."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) / 4
+    y01 = np.where(X[:, 0] > 0, 1, 0)
+    variants = {"0/1": y01, "a third label": np.r_[2, y01[1:]], "real": y01 + 0.5, "strings": np.where(y01, "a", "b")}
+    texts = {}
+    for what, y in variants.items():
+        with pytest.raises(ValueError) as exc:
+            factory().fit(X, y)
+        texts[what] = str(exc.value)
+    assert len(set(texts.values())) == 1, texts

@@ -85,7 +85,8 @@ def test_nonprivate_solution_is_certified(loss):
         ({"epsilon": -1.0}, None, None, "epsilon"),
         ({"alpha": 0.0}, None, None, "alpha must be positive"),
         ({"classes": [-1, 1]}, None, np.r_[np.zeros(60), np.ones(60)], "not in classes"),
-        ({}, None, np.r_[np.zeros(40), np.ones(40), 2 * np.ones(40)], "Only binary classification"),
+        ({}, None, np.r_[np.zeros(40), np.ones(40), 2 * np.ones(40)], "classes is not given"),  # one text (F7)
+        ({"classes": "data"}, None, np.r_[np.zeros(40), np.ones(40), 2 * np.ones(40)], "Only binary classification"),
         ({"noise": "exact"}, None, None, "noise must be one of"),
         ({}, "nan", None, "NaN"),
     ],

@@ -466,13 +466,14 @@ def noise_release(center: ArrayLike, kind: str, scale: float, *, noise: str, ran
             return lattice.gaussian_lattice(center, scale, rng)
     else:
         if kind == "laplace":
-            return center + laplace_vector(scale, center.shape, rng)
+            return center + laplace_vector(scale, center.shape, rng, idealized=True)
         if kind == "gamma_norm":
             if center.ndim == 1:
-                return center + gamma_norm_vector(1.0 / scale, center.shape[0], random_state=rng)
-            return center + gamma_norm_vector(1.0 / scale, center.shape[1], n=center.shape[0], random_state=rng)
+                return center + gamma_norm_vector(1.0 / scale, center.shape[0], random_state=rng, idealized=True)
+            return center + gamma_norm_vector(1.0 / scale, center.shape[1], n=center.shape[0], random_state=rng,
+                                              idealized=True)
         if kind == "gaussian":
-            return center + gaussian_vector(scale, center.shape, rng)
+            return center + gaussian_vector(scale, center.shape, rng, idealized=True)
     raise ValueError(f"unknown noise kind {kind!r}")
 
 
@@ -504,7 +505,10 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
     ``classes`` (the set of labels present is a fact about the private data, never read from it by default).
     ``classes="data"`` reads it from the data explicitly, with a :class:`~dpkernels.PrivacyLeakWarning`; the
     estimator's guarantee then says it is not private (:meth:`ReleaseMixin._void_if_data_derived`).
-    Binary estimators need exactly two classes; index 0 maps to -1 and index 1 to +1.
+    Binary estimators need exactly two classes; index 0 maps to -1 and index 1 to +1.  With ``classes=None`` every
+    label vector that is not -1/+1 is refused with the same text (not "multiclass" for three labels and "continuous"
+    for real ones: a neighbouring data set's error would then say how many labels, or which kind, the data hold);
+    only ``classes="data"`` says what is wrong with the labels (scikit-learn's wording).
     """
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
@@ -521,9 +525,10 @@ def resolve_classes(y: ArrayLike, classes: Sequence[Any] | None, *, binary: bool
         raise ValueError("y contains NaN or infinite labels")
     if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr):
         raise ValueError("y contains missing labels")
-    if arr.dtype.kind == "f" and classes is None and np.any(arr != np.round(arr)):
+    read = isinstance(classes, str) and classes == DATA_BOUND
+    if arr.dtype.kind == "f" and read and np.any(arr != np.round(arr)):
         raise ValueError(f"Unknown label type: {type_of_target(arr)} (a classifier needs class labels, e.g. -1/+1)")
-    if classes is None or (isinstance(classes, str) and classes == DATA_BOUND):
+    if read:  # the label set is read from the data anyway: say what is wrong with the labels
         kind = type_of_target(arr)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs class labels)")

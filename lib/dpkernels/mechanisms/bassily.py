@@ -252,7 +252,7 @@ class _MarginBase(ReleaseMixin, ClassifierMixin, BaseEstimator):
         read = isinstance(self.classes, str) and self.classes == "data"
         if self.classes is not None and not read and len(list(self.classes)) != 2:
             raise ValueError(f"Only binary classification is supported: classes must hold two labels, got {self.classes!r}")
-        if self.classes is None or read:  # labels not given as a public pair: say what is wrong with them
+        if read:  # the label set is read from the data anyway: say what is wrong (classes=None: one text, whatever y)
             kind = type_of_target(y)
             if kind == "continuous":
                 raise ValueError("Unknown label type: continuous target; pass class labels (and classes=...)")

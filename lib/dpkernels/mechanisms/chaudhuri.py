@@ -116,7 +116,7 @@ def unit_gamma_noise(m: int, d: int, noise: str, random_state: object) -> Array:
     """
     if check_noise(noise, warn=False) == "lattice":
         return lattice.gamma_norm_lattice(np.zeros((int(m), int(d))), 1.0, random_state)
-    return gamma_norm_vector(1.0, int(d), n=int(m), random_state=random_state)
+    return gamma_norm_vector(1.0, int(d), n=int(m), random_state=random_state, idealized=True)
 
 
 def objective_releases(design: Design, loss: MarginLoss, Lambda: float, params: ObjectivePerturbationParameters,
@@ -212,7 +212,8 @@ def _fit_inputs(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None, classes: 
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
         return X, np.array([-1, 1]), y.astype(np.float64)
-    if classes is None or (isinstance(classes, str) and classes == "data"):
+    # read from the data anyway: say what is wrong (classes=None: resolve_classes's one text, whatever the labels)
+    if isinstance(classes, str) and classes == "data":
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")

@@ -590,7 +590,7 @@ def _pm1_labels(est: BaseEstimator, X: ArrayLike, y: ArrayLike | None) -> tuple[
     X = check_finite_array(X)
     y = column_or_1d(y, warn=True)
     classes = est.classes
-    if classes is None or (isinstance(classes, str) and classes == "data"):
+    if isinstance(classes, str) and classes == "data":  # classes=None: resolve_classes's one text, whatever the labels
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {kind} (a classifier needs a public set of two labels)")

@@ -135,10 +135,11 @@ class _OutputPerturbedSVM(ReleaseMixin, ClassifierMixin, BaseEstimator):
             from sklearn.utils.validation import column_or_1d
 
             y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if self.classes is None and type_of_target(y) == "multiclass":
-            raise ValueError("Only binary classification is supported: y has more than two labels (pass the public "
-                             "label set as classes=[a, b])")
+        if isinstance(self.classes, str) and self.classes == "data":  # classes=None: resolve_classes's one text
+            check_classification_targets(y)
+            if type_of_target(y) == "multiclass":
+                raise ValueError("Only binary classification is supported: y has more than two labels (pass the "
+                                 "public label set as classes=[a, b])")
         classes, index = resolve_classes(y, self.classes, binary=True, n_samples=X.shape[0])
         y_pm = np.where(index == 1, 1.0, -1.0)
         epsilon = check_epsilon(self.epsilon)

@@ -61,7 +61,7 @@ def lemma_7_experiment(cases: Sequence[tuple[str, float]], draws: int, n: int = 
     for loss, lam in cases:
         L = make_loss(loss)
         f0 = solve_smooth_erm(X, y, L, lam, gtol=1e-12).coef
-        Bm = gamma_norm_vector(1.0, d, n=draws, random_state=rng) * np.logspace(-2, 3, draws)[:, None]
+        Bm = gamma_norm_vector(1.0, d, n=draws, random_state=rng, idealized=True) * np.logspace(-2, 3, draws)[:, None]
         sol = solve_smooth_erm_batch(X, y, L, lam, Bm, center=f0, gtol=1e-12)
         moved = np.linalg.norm(sol.coef - f0, axis=1)
         bound = np.linalg.norm(Bm, axis=1) / (n * lam)
