@@ -251,3 +251,15 @@ def test_a_d_near_two_data_sets_answers_both():
         assert len(note) == 1 and f"resting on {other} the answer is {alt.mechanism} at {alt.error:.3f}" in note[0]
         assert not any("is also within" in x for x in alt.notes)
     assert not any("is also within" in x for x in recommend("binary", 20_000, 37, 0.5, 1e-6).notes)
+
+
+def test_a_delta_just_below_the_cells_keeps_the_answer():
+    """Referee D9: at delta = 9.9e-7 the rows calibrated to a delta (built at the asked delta) dropped out, and the
+    answer jumped from noisy gradient descent (0.180) to objective perturbation (0.186).  A delta-calibrated row now
+    qualifies at any positive delta, with a note that its error, read at the cells' delta, is then optimistic; a row
+    whose delta is its own qualifies only where that is at most the asked delta."""
+    at = recommend("binary", 20_000, 104, 0.5, 1e-6)
+    below = recommend("binary", 20_000, 104, 0.5, 0.99e-6)
+    assert below.mechanism == at.mechanism and below.error == at.error
+    assert any("optimistic" in note for note in below.notes)
+    assert F.MECHANISMS[at.mechanism].takes_delta

@@ -469,7 +469,8 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     f_e = _factor(factors, like, "epsilon") if len(es) == 2 else 0.0
     how = ("read at the committed cell" if len(cells) == 1 else
            f"interpolated in (log n, log epsilon) between {len(cells)} committed cells")
-    alternatives = _qualifying(s, ns, es, wn, we, delta, f_n or 0.0, f_e or 0.0)
+    cells_delta = _cell_deltas(root, like, ns)
+    alternatives = _qualifying(s, ns, es, wn, we, delta, cells_delta, f_n or 0.0, f_e or 0.0)
     notes = [("The interval is the cell's t interval for the frontier's mean error over seeds." if len(cells) == 1
               else "The interval is for the frontier's mean error over seeds at your n and epsilon: the cells' "
               "sampling interval widened by the interpolation error measured by leave-one-out on the committed grid."),
@@ -494,14 +495,15 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     if "delta_spent_max" not in s.columns or "within_budget" not in s.columns:
         notes.append("These results predate stated budgets (no delta_spent_max / within_budget): each row's delta is "
                      "taken from its privacy kind, which may understate it.")
-    cells_delta = _cell_deltas(root, like, ns)
     if delta == 0.0:
         notes.append("delta = 0 asks for pure epsilon-DP: only rows whose fits stated delta = 0 qualify (the cells "
                      f"ran at delta = {cells_delta:g}, which does not enter a pure row's noise).")
     elif not math.isclose(delta, cells_delta, rel_tol=1e-9):
         notes.append(f"Your delta ({delta:g}) differs from the delta the committed cells ran at ({cells_delta:g}): the "
                      "errors and the interval are read at the cells' delta; the estimator is built at yours"
-                     + (" (only rows whose fits stated at most your delta qualify)." if delta < cells_delta else "."))
+                     + (". A row calibrated to a delta runs at yours with more noise than the cells', so its error "
+                        "here is optimistic; a row whose delta is its own (a floating-point delta) qualifies where "
+                        "that is at most yours." if delta < cells_delta else "."))
     if alternatives.empty or not bool(alternatives["learns"].iloc[0]):
         if not alternatives.empty:
             notes.append(f"Lowest expected error: {alternatives['mechanism'].iloc[0]} "
@@ -552,11 +554,14 @@ def _dimensions(root: Path, datasets: list[str]) -> dict[str, int]:
 
 
 def _qualifying(s: pd.DataFrame, ns: list[float], es: list[float], wn: list[float], we: list[float], delta: float,
-                factor_n: float, factor_e: float) -> pd.DataFrame:
+                cells_delta: float, factor_n: float, factor_e: float) -> pd.DataFrame:
     """Contenders (:func:`~dpkernels.experiments.frontier_analysis.set_aside`) run within budget in every cell,
-    whose fits stated at most ``delta``, with their interpolated error, widened 95% interval (:func:`_half_width`),
-    single-release standard deviation and majority-class error, and whether the committed paired test says they beat
-    the majority class in every cell (``learns``); those that learn first, then by error."""
+    whose fits stated at most ``delta`` or, for a row calibrated to a delta budget (``takes_delta``: built at the
+    asked delta, so its stated delta follows it) and a positive ``delta``, at most the cells' (``cells_delta``; referee
+    D9: at 0.99 times the cells' delta such rows dropped out and the answer jumped to another mechanism), with their
+    interpolated error, widened 95% interval (:func:`_half_width`), single-release standard deviation and
+    majority-class error, and whether the committed paired test says they beat the majority class in every cell
+    (``learns``); those that learn first, then by error."""
     from dpkernels.experiments.frontier import DELTA, MECHANISMS
     from dpkernels.experiments.frontier_analysis import set_aside
 
@@ -565,6 +570,7 @@ def _qualifying(s: pd.DataFrame, ns: list[float], es: list[float], wn: list[floa
         if m not in MECHANISMS or set_aside(m):
             continue
         cells, learns = {}, True
+        allowed = max(delta, cells_delta) if delta > 0 and MECHANISMS[m].takes_delta else delta
         for nn in ns:
             for ee in es:
                 c = g[(g["n_train"] == nn) & np.isclose(g["epsilon"], ee)]
@@ -573,7 +579,7 @@ def _qualifying(s: pd.DataFrame, ns: list[float], es: list[float], wn: list[floa
                 c = c.iloc[0]
                 stated_delta = float(c["delta_spent_max"]) if "delta_spent_max" in c and \
                     pd.notna(c["delta_spent_max"]) else (0.0 if c["privacy"] == "pure" else DELTA)
-                if not (bool(c.get("within_budget", True)) and stated_delta <= delta and pd.notna(c["error"])):
+                if not (bool(c.get("within_budget", True)) and stated_delta <= allowed and pd.notna(c["error"])):
                     break
                 cells[(nn, ee)] = c
                 learns = learns and c["beats_majority"] == "holds"
