@@ -305,18 +305,25 @@ def _factor(x: float) -> str:
 
 
 def _slack(status: str, kind: str, bound: object, measured: object, detail: str) -> str:
-    """How loose a confirmed upper bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
+    """How loose a confirmed bound is (issue 28, item 5): for a ``holds`` of a measured or analytic check whose
     bound and measurement are numbers with 0 <= measured <= bound, the ratio measured / bound and what the check could
     detect: below 1/2 a note that it could only have failed by a violation of bound / measured times what was
-    measured ("loose"), from 1/2 up the same factor as the smallest violation that would show."""
+    measured ("loose"), from 1/2 up the same factor as the smallest violation that would show.  A ``holds`` with
+    measured at least twice a positive bound is a lower bound met with room (an upper bound cannot hold there: the
+    largest relative tolerance of an upper-bound check is 1e-6), and says so ("loose lower bound", referee L4:
+    Theorem 26's 514.7 against 1); between 1 and 2 times the bound the row may be either kind and gets no note."""
     if status != "holds" or kind not in ("measured", "analytic") or "measured / bound" in detail or "strength:" in detail:
         return ""
     try:
         b, m = float(bound), float(measured)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return ""
-    if not (np.isfinite(b) and np.isfinite(m)) or b <= 0 or not 0 <= m <= b:
+    if not (np.isfinite(b) and np.isfinite(m)) or b <= 0 or m < 0:
         return ""
+    if m > b:
+        r = m / b
+        return "" if r < 2 else (f"{'; ' if detail else ''}measured / bound = {r:.3g} (loose lower bound: the check "
+                                 f"could only fail if the truth were below 1/{r:.3g} of what was measured)")
     r = m / b
     note = (f" (loose: {1 / r:.3g}x; the check could only fail if the truth were that far beyond what was measured)"
             if 0 < r < 0.5 else f" (it would fail at {_factor(1 / r)}x what was measured)" if 0.5 <= r < 1
