@@ -117,11 +117,10 @@ class Design:
         use_sparse = (X.size >= 20_000 and _density(X) <= SPARSE_DENSITY) if sparse_mode == "auto" else bool(sparse_mode)
         if use_sparse:
             self.X = sparse.csr_matrix(X)
-            self.XT = self.X.T.tocsr()
         else:
             self.X = np.ascontiguousarray(X)
-            self.XT = None
         self.is_sparse = use_sparse
+        self._set_signed()
         self._X32: NDArray[np.float32] | None = None
         self._blocks: list[tuple[int, int, Any]] | None = None
 
@@ -133,18 +132,37 @@ class Design:
     def d(self) -> int:
         return self.shape[1]
 
+    def _set_signed(self) -> None:
+        """A sparse design's signed rows A = diag(y) X as CSR (``A``) and its transpose (``AT``), for the products
+        of :meth:`matvec` and :meth:`rmatvec`; a dense design's signed weights y_i w_i (``_signed_weight``).  Signs
+        are exact in floating point (rounding to nearest is symmetric), so a product with A is bit for bit the
+        product with X with the signs applied after (or before) it, without a pass over the n_rows x K result."""
+        self.A = self.AT = None
+        self._signed_weight = self.y if self.weight is None else self.y * self.weight
+        if self.is_sparse:
+            self.A = self.X.copy()
+            self.A.data *= np.repeat(self.y, np.diff(self.A.indptr))
+            self.AT = self.A.T.tocsr()
+
     def matvec(self, W: Array) -> Array:
         """The margins A @ W (a_i = y_i x_i) for W of shape (d,) or (d, K)."""
+        if self.is_sparse:
+            return self.A @ W
         Z = self.X @ W
         Z *= self.y if Z.ndim == 1 else self.y[:, None]
         return Z
 
     def rmatvec(self, R: Array) -> Array:
         """A' R for R of shape (n_rows,) or (n_rows, K) (the weights are applied by the caller)."""
-        R = R * (self.y if R.ndim == 1 else self.y[:, None])
         if self.is_sparse:
-            return self.XT @ R if R.ndim == 1 else (R.T @ self.X).T
-        return self.X.T @ R
+            return self.AT @ R if R.ndim == 1 else (R.T @ self.A).T
+        return self.X.T @ (R * (self.y if R.ndim == 1 else self.y[:, None]))
+
+    def weighted_rmatvec(self, R: Array) -> Array:
+        """A' diag(w) R, as ``rmatvec(weighted(R))`` bit for bit (a dense design applies y_i w_i in one pass)."""
+        if self.is_sparse:
+            return self.rmatvec(self.weighted(R))
+        return self.X.T @ (R * (self._signed_weight if R.ndim == 1 else self._signed_weight[:, None]))
 
     def signed_rows(self, rows: NDArray[np.intp] | slice | None = None) -> Array:
         """The signed rows a_i = y_i x_i (dense; a copy), all of them or ``rows``."""
@@ -159,12 +177,12 @@ class Design:
         the design): passes over a contiguous copy take a third of the time of passes over a strided view."""
         sub = object.__new__(Design)
         sub.X = self.X[::step] if self.is_sparse else np.ascontiguousarray(self.X[::step])
-        sub.XT = sub.X.T.tocsr() if self.is_sparse else None
         sub.y = self.y[::step]
         sub.weight = None if self.weight is None else self.weight[::step]
         sub.n_examples = float(len(sub.y) if sub.weight is None else sub.weight.sum())
         sub.shape = sub.X.shape
         sub.is_sparse = self.is_sparse
+        sub._set_signed()
         sub._X32 = None
         sub._blocks = None
         return sub
@@ -509,7 +527,7 @@ def _newton(D: Design, loss: MarginLoss, lam: float, b: Array | None, fit_interc
         z = D.matvec(t)
         val, der = _loss_parts(loss, z)
         f = float(D.mean(val)) + 0.5 * float(reg @ (t * t)) + float(lin @ t)
-        g = D.rmatvec(D.weighted(der)) / n + reg * t + lin
+        g = D.weighted_rmatvec(der) / n + reg * t + lin
         return f, g, z
 
     f, g, z = fun(theta)
@@ -650,27 +668,29 @@ def solve_smooth_erm_batch(
         if not D.is_sparse and D.n_rows * d * d <= SMALL_PROBLEM:
             return _small_batch(D, loss, lam, Lin, center, gtol, max_iter)
 
+        # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
+        # at the start, and at a refresh the Hessian of that sample at the draw's iterate: only the sample's margins
+        # are kept between iterations (storing every row's would copy n_rows x K floats per iteration)
+        sample = D.sample()
+
         def evaluate(W: Array, cols: NDArray[np.intp]) -> tuple[Array, Array, Array]:
             Z = D.matvec(W)
+            Zs = Z[sample]
             val, der = _loss_parts(loss, Z)
             F = D.mean(val) + 0.5 * lam * np.einsum("ij,ij->j", W, W) + np.einsum("ij,ij->j", Lin[:, cols], W)
-            G = D.rmatvec(D.weighted(der)) / n + lam * W + Lin[:, cols]
-            return F, G, Z
+            G = D.weighted_rmatvec(der) / n + lam * W + Lin[:, cols]
+            return F, G, Zs
 
-        # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
-        rows = D.sample()
         z0 = D.matvec(center)
-        shared = D.hessian_factor(_curvature(loss, z0 if rows is None else z0[rows]), lam, rows=rows)
+        shared = D.hessian_factor(_curvature(loss, z0[sample]), lam, rows=sample)
         n_hess = 1
         W = center[:, None] - shared.solve(Lin)
         allc = np.arange(K)
-        F, G, Z = evaluate(W, allc)
+        F, G, Zs = evaluate(W, allc)  # Zs: the sample's margins
         # the draws' curvature differs from the centre's when the noise moves them far: precondition with the
         # Hessian of the curvature averaged over the draws at their starting points (one Hessian for all)
-        Zr = Z if rows is None else Z[rows]
-        shared = D.hessian_factor(_curvature(loss, Zr).mean(axis=1), lam, rows=rows)
+        shared = D.hessian_factor(_curvature(loss, Zs).mean(axis=1), lam, rows=sample)
         n_hess += 1
-        sample = D.sample()  # a refresh preconditions with the Hessian of a row sample at the draw's iterate
         gn = np.linalg.norm(G, axis=0)
         own: dict[int, HessianFactor] = {}  # per-draw preconditioners after a refresh
         S = np.zeros((LBFGS_MEMORY, d, K))
@@ -688,8 +708,7 @@ def solve_smooth_erm_batch(
             for k in stalled:
                 n_hess += 1
                 try:
-                    own[int(k)] = D.hessian_factor(_curvature(loss, Z[:, k] if sample is None else Z[sample, k]), lam,
-                                                   rows=sample)
+                    own[int(k)] = D.hessian_factor(_curvature(loss, Zs[:, k]), lam, rows=sample)
                 except LinAlgError:
                     continue
                 mem[k] = 0
@@ -705,7 +724,7 @@ def solve_smooth_erm_batch(
                 mem[active[bad]] = 0
             t = np.ones(active.size)
             Wn = W[:, active] + P
-            Fn, Gn, Zn = evaluate(Wn, active)
+            Fn, Gn, Zsn = evaluate(Wn, active)
             for _ in range(40):
                 fail = (Fn > F[active] + 1e-4 * t * slope) & ~(np.abs(slope) <= 1e-13 * np.maximum(1.0, np.abs(F[active])))
                 if not fail.any():
@@ -713,7 +732,7 @@ def solve_smooth_erm_batch(
                 t[fail] *= 0.5
                 Wn[:, fail] = W[:, active[fail]] + t[fail] * P[:, fail]
                 Fb, Gb, Zb = evaluate(Wn[:, fail], active[fail])
-                Fn[fail], Gn[:, fail], Zn[:, fail] = Fb, Gb, Zb
+                Fn[fail], Gn[:, fail], Zsn[:, fail] = Fb, Gb, Zb
             s_new = Wn - W[:, active]
             y_new = Gn - G[:, active]
             sy = np.einsum("ij,ij->j", s_new, y_new)
@@ -725,7 +744,7 @@ def solve_smooth_erm_batch(
                     mem[k] -= 1
                 S[mem[k], :, k], Y[mem[k], :, k], RHO[mem[k], k] = s_new[:, j], y_new[:, j], 1.0 / sy[j]
                 mem[k] += 1
-            W[:, active], F[active], G[:, active], Z[:, active] = Wn, Fn, Gn, Zn
+            W[:, active], F[active], G[:, active], Zs[:, active] = Wn, Fn, Gn, Zsn
             gn[active] = np.linalg.norm(Gn, axis=0)
             active = active[gn[active] > gtol]
         n_newton = 0
