@@ -108,7 +108,10 @@ class Design:
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self.n_examples = float(len(y) if w is None else w.sum())
         if compress:
-            first, inverse = _distinct_rows(np.hstack([X, y[:, None]]))
+            M = np.empty((X.shape[0], X.shape[1] + 1), order="F")  # columns contiguous: hashed without a copy
+            M[:, :-1], M[:, -1] = X, y
+            first, inverse = _distinct_rows(M)
+            del M
             counts = np.bincount(inverse, weights=w, minlength=len(first))
             X, y, w = X[first], y[first], counts
         self.y = y
@@ -352,9 +355,11 @@ def _distinct_rows(M: Array) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     64-bit hash of their bytes (pandas), and the grouping is verified exactly (a collision falls back to a sort)."""
     import pandas as pd
 
-    h = pd.util.hash_pandas_object(pd.DataFrame(M), index=False).to_numpy()
+    h = pd.util.hash_pandas_object(pd.DataFrame(M, copy=False), index=False).to_numpy()
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    if not np.array_equal(M, M[first[inverse]]):  # a hash collision: exact (slower) grouping
+    rep = first[inverse]
+    if not all(np.array_equal(M[a:a + _BLOCK], M[rep[a:a + _BLOCK]]) for a in range(0, len(M), _BLOCK)):
+        # a hash collision: exact (slower) grouping
         row = np.ascontiguousarray(M).view(np.dtype((np.void, M.dtype.itemsize * M.shape[1]))).ravel()
         _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
     return first, inverse.ravel()
