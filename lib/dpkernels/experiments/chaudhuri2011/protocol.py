@@ -548,12 +548,15 @@ def _lc_task(X: Array, y: Array, size: int, perm: int, grids: dict[float, tuple[
     index = {key: [lambdas.index(lam) for lam in g] for key, g in grids.items()}
     rows: list[dict[str, object]] = []
     base = {"size": size, "perm": perm}
+    if nonprivate:  # the union of the parts (its rows and design shared by the losses)
+        union = np.concatenate(parts)
+        Xu, yu = X[union], y[union]
+        union_design = Design(Xu, yu, compress=True)
     for loss in losses:
         L = make_loss(loss)
-        if nonprivate:  # the union of the parts, Lambda tuned on the validation part over each grid
-            union = np.concatenate(parts)
-            path = cache.memory().cache(_nonprivate_path)(X[union], y[union], loss, tuple(lambdas),
-                                                          certified_gtol(solver_tol, 1.0, len(union)), True)
+        if nonprivate:  # Lambda tuned on the validation part over each grid
+            path = cache.memory().cache(_nonprivate_path, ignore=["design"])(
+                Xu, yu, loss, tuple(lambdas), certified_gtol(solver_tol, 1.0, len(union)), True, design=union_design)
             W = np.array([path[lam] for lam in lambdas])
             val, test = _mistakes(Xva, yva, W), _mistakes(Xte, yte, W) / len(te)
             for key, idx in index.items():
@@ -611,12 +614,15 @@ def learning_curves(data: Dataset, sizes: Sequence[int], grids: dict[float, tupl
         raise ValueError(f"{need} rows needed, {len(y)} available: scale the sizes down")
     np_sizes = {min(sizes)} if nonprivate_sizes is None else set(nonprivate_sizes)
     tasks = [(s, p) for s in sizes for p in range(n_perms) if epsilons or s in np_sizes]
+    # the largest parts first (a task's time grows with its size; the last tasks then leave no long one alone on a
+    # worker), the rows in the order of ``tasks``: every task draws from its own (size, permutation) seed
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i][0])
     jobs = (delayed(_lc_task)(X, y, s, p, grids, list(losses), list(epsilons), n_runs, val_size, test_size,
-                              random_state, solver_tol, s in np_sizes) for s, p in tasks)
+                              random_state, solver_tol, s in np_sizes) for s, p in (tasks[i] for i in order))
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    rows = [r for block in tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
-                                leave=False) for r in block]
-    return pd.DataFrame(rows)
+    blocks = dict(zip(order, tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
+                                  leave=False)))
+    return pd.DataFrame([r for i in range(len(tasks)) for r in blocks[i]])
 
 
 #: Figures 4-5's privacy parameters, in the order the learning curves draw them.
