@@ -136,16 +136,18 @@ class Design:
         return self.shape[1]
 
     def _set_signed(self) -> None:
-        """A sparse design's signed rows A = diag(y) X as CSR (``A``) and its transpose (``AT``), for the products
-        of :meth:`matvec` and :meth:`rmatvec`; a dense design's signed weights y_i w_i (``_signed_weight``).  Signs
-        are exact in floating point (rounding to nearest is symmetric), so a product with A is bit for bit the
-        product with X with the signs applied after (or before) it, without a pass over the n_rows x K result."""
-        self.A = self.AT = None
+        """A sparse design's signed rows A = diag(y) X as CSR (``A``), its transpose as CSR (``AT``, for vectors)
+        and as a CSC view (``_A_T``, for matrices; made once, not at every product), for the products of
+        :meth:`matvec` and :meth:`rmatvec`; a dense design's signed weights y_i w_i (``_signed_weight``).  Signs are
+        exact in floating point (rounding to nearest is symmetric), so a product with A is bit for bit the product
+        with X with the signs applied after (or before) it, without a pass over the n_rows x K result."""
+        self.A = self.AT = self._A_T = None
         self._signed_weight = self.y if self.weight is None else self.y * self.weight
         if self.is_sparse:
             self.A = self.X.copy()
             self.A.data *= np.repeat(self.y, np.diff(self.A.indptr))
             self.AT = self.A.T.tocsr()
+            self._A_T = self.A.T
 
     def matvec(self, W: Array) -> Array:
         """The margins A @ W (a_i = y_i x_i) for W of shape (d,) or (d, K)."""
@@ -158,7 +160,7 @@ class Design:
     def rmatvec(self, R: Array) -> Array:
         """A' R for R of shape (n_rows,) or (n_rows, K) (the weights are applied by the caller)."""
         if self.is_sparse:
-            return self.AT @ R if R.ndim == 1 else (R.T @ self.A).T
+            return self.AT @ R if R.ndim == 1 else self._A_T @ R  # (R' A)' as scipy computes it
         return self.X.T @ (R * (self.y if R.ndim == 1 else self.y[:, None]))
 
     def weighted_rmatvec(self, R: Array, overwrite: bool = False) -> Array:
