@@ -108,7 +108,10 @@ class Design:
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self.n_examples = float(len(y) if w is None else w.sum())
         if compress:
-            first, inverse = _distinct_rows(np.hstack([X, y[:, None]]))
+            M = np.empty((X.shape[0], X.shape[1] + 1), order="F")  # columns contiguous: hashed without a copy
+            M[:, :-1], M[:, -1] = X, y
+            first, inverse = _distinct_rows(M)
+            del M
             counts = np.bincount(inverse, weights=w, minlength=len(first))
             X, y, w = X[first], y[first], counts
         self.y = y
@@ -117,11 +120,10 @@ class Design:
         use_sparse = (X.size >= 20_000 and _density(X) <= SPARSE_DENSITY) if sparse_mode == "auto" else bool(sparse_mode)
         if use_sparse:
             self.X = sparse.csr_matrix(X)
-            self.XT = self.X.T.tocsr()
         else:
             self.X = np.ascontiguousarray(X)
-            self.XT = None
         self.is_sparse = use_sparse
+        self._set_signed()
         self._X32: NDArray[np.float32] | None = None
         self._blocks: list[tuple[int, int, Any]] | None = None
 
@@ -133,18 +135,41 @@ class Design:
     def d(self) -> int:
         return self.shape[1]
 
+    def _set_signed(self) -> None:
+        """A sparse design's signed rows A = diag(y) X as CSR (``A``), its transpose as CSR (``AT``, for vectors)
+        and as a CSC view (``_A_T``, for matrices; made once, not at every product), for the products of
+        :meth:`matvec` and :meth:`rmatvec`; a dense design's signed weights y_i w_i (``_signed_weight``).  Signs are
+        exact in floating point (rounding to nearest is symmetric), so a product with A is bit for bit the product
+        with X with the signs applied after (or before) it, without a pass over the n_rows x K result."""
+        self.A = self.AT = self._A_T = None
+        self._signed_weight = self.y if self.weight is None else self.y * self.weight
+        if self.is_sparse:
+            self.A = self.X.copy()
+            self.A.data *= np.repeat(self.y, np.diff(self.A.indptr))
+            self.AT = self.A.T.tocsr()
+            self._A_T = self.A.T
+
     def matvec(self, W: Array) -> Array:
         """The margins A @ W (a_i = y_i x_i) for W of shape (d,) or (d, K)."""
+        if self.is_sparse:
+            return self.A @ W
         Z = self.X @ W
         Z *= self.y if Z.ndim == 1 else self.y[:, None]
         return Z
 
     def rmatvec(self, R: Array) -> Array:
         """A' R for R of shape (n_rows,) or (n_rows, K) (the weights are applied by the caller)."""
-        R = R * (self.y if R.ndim == 1 else self.y[:, None])
         if self.is_sparse:
-            return self.XT @ R if R.ndim == 1 else (R.T @ self.X).T
-        return self.X.T @ R
+            return self.AT @ R if R.ndim == 1 else self._A_T @ R  # (R' A)' as scipy computes it
+        return self.X.T @ (R * (self.y if R.ndim == 1 else self.y[:, None]))
+
+    def weighted_rmatvec(self, R: Array, overwrite: bool = False) -> Array:
+        """A' diag(w) R, as ``rmatvec(weighted(R))`` bit for bit (a dense design applies y_i w_i in one pass);
+        ``overwrite``: R may be overwritten (no new n_rows x K array)."""
+        if self.is_sparse:
+            return self.rmatvec(self.weighted(R, overwrite))
+        sw = self._signed_weight if R.ndim == 1 else self._signed_weight[:, None]
+        return self.X.T @ (np.multiply(R, sw, out=R) if overwrite else R * sw)
 
     def signed_rows(self, rows: NDArray[np.intp] | slice | None = None) -> Array:
         """The signed rows a_i = y_i x_i (dense; a copy), all of them or ``rows``."""
@@ -159,12 +184,12 @@ class Design:
         the design): passes over a contiguous copy take a third of the time of passes over a strided view."""
         sub = object.__new__(Design)
         sub.X = self.X[::step] if self.is_sparse else np.ascontiguousarray(self.X[::step])
-        sub.XT = sub.X.T.tocsr() if self.is_sparse else None
         sub.y = self.y[::step]
         sub.weight = None if self.weight is None else self.weight[::step]
         sub.n_examples = float(len(sub.y) if sub.weight is None else sub.weight.sum())
         sub.shape = sub.X.shape
         sub.is_sparse = self.is_sparse
+        sub._set_signed()
         sub._X32 = None
         sub._blocks = None
         return sub
@@ -221,14 +246,16 @@ class Design:
             F /= self.n_examples
         return F, G
 
-    def weighted(self, R: Array) -> Array:
+    def weighted(self, R: Array, overwrite: bool = False) -> Array:
+        """diag(w) R (R itself when every row counts once; ``overwrite``: computed in R)."""
         if self.weight is None:
             return R
-        return R * (self.weight if R.ndim == 1 else self.weight[:, None])
+        w = self.weight if R.ndim == 1 else self.weight[:, None]
+        return np.multiply(R, w, out=R) if overwrite else R * w
 
-    def mean(self, V: Array) -> Array:
-        """(1/n) sum_i w_i V_i along the rows."""
-        return self.weighted(V).sum(axis=0) / self.n_examples
+    def mean(self, V: Array, overwrite: bool = False) -> Array:
+        """(1/n) sum_i w_i V_i along the rows (``overwrite``: V may be overwritten)."""
+        return self.weighted(V, overwrite).sum(axis=0) / self.n_examples
 
     def sample(self) -> NDArray[np.intp]:
         """Every k-th row, at least ``HESSIAN_SAMPLE`` rows: the rows of a preconditioner's Hessian."""
@@ -330,9 +357,11 @@ def _distinct_rows(M: Array) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     64-bit hash of their bytes (pandas), and the grouping is verified exactly (a collision falls back to a sort)."""
     import pandas as pd
 
-    h = pd.util.hash_pandas_object(pd.DataFrame(M), index=False).to_numpy()
+    h = pd.util.hash_pandas_object(pd.DataFrame(M, copy=False), index=False).to_numpy()
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    if not np.array_equal(M, M[first[inverse]]):  # a hash collision: exact (slower) grouping
+    rep = first[inverse]
+    if not all(np.array_equal(M[a:a + _BLOCK], M[rep[a:a + _BLOCK]]) for a in range(0, len(M), _BLOCK)):
+        # a hash collision: exact (slower) grouping
         row = np.ascontiguousarray(M).view(np.dtype((np.void, M.dtype.itemsize * M.shape[1]))).ravel()
         _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
     return first, inverse.ravel()
@@ -374,14 +403,25 @@ def _as_design(X: Array | Design, y: Array | None) -> Design:
 # ----------------------------------------------------------------------------------------------
 # losses: value, derivative and curvature from one pass
 # ----------------------------------------------------------------------------------------------
-def _loss_parts(loss: MarginLoss, z: Array, value: bool = True) -> tuple[Array | None, Array]:
+def _loss_parts(loss: MarginLoss, z: Array, value: bool = True, *, der: Array | None = None,
+                val: Array | None = None) -> tuple[Array | None, Array]:
     """(l(z) or None, l'(z)); the logistic loss shares one exponential between them and runs in row blocks that
-    stay in cache (four times faster than whole-array temporaries on 40,000 x 50 margins)."""
+    stay in cache (four times faster than whole-array temporaries on 40,000 x 50 margins).  ``der`` and ``val``:
+    arrays of z's shape to write into (``der`` may be ``z`` itself: the derivative then overwrites the margins),
+    instead of new ones (a new array of this size costs its page faults on every evaluation)."""
     if isinstance(loss, Logistic):
-        return _logistic_parts(z, value)
+        return _logistic_parts(z, value, der, val)
     if isinstance(loss, Huber):
-        return _huber_parts(z, loss.h, value)
-    return (loss.value(z) if value else None), loss.derivative(z)
+        return _huber_parts(z, loss.h, value, der, val)
+    v = loss.value(z) if value else None
+    g = loss.derivative(z)
+    if val is not None and v is not None:
+        val[...] = v
+        v = val
+    if der is not None:
+        der[...] = g
+        g = der
+    return v, g
 
 
 def logistic_signed_derivative(Z: Array, positive: Array) -> Array:
@@ -398,15 +438,17 @@ def logistic_signed_derivative(Z: Array, positive: Array) -> Array:
     return Z
 
 
-def _huber_parts(z: Array, h: float, value: bool) -> tuple[Array | None, Array]:
-    """With u = 1 + h - z and v = clip(u, 0, 2h): l = v^2 / (4h) + max(u - 2h, 0), l' = -v / (2h) (Eq. 7)."""
-    der = np.empty_like(z)
-    val = np.empty_like(z) if value else None
+def _huber_parts(z: Array, h: float, value: bool, der: Array | None = None, val: Array | None = None
+                 ) -> tuple[Array | None, Array]:
+    """With u = 1 + h - z and v = clip(u, 0, 2h): l = v^2 / (4h) + max(u - 2h, 0), l' = -v / (2h) (Eq. 7).
+    ``der``, ``val``: as :func:`_loss_parts`."""
+    der = np.empty_like(z) if der is None else der
+    val = (np.empty_like(z) if val is None else val) if value else None
     tmp = np.empty_like(z[:_BLOCK])
     for a in range(0, z.shape[0], _BLOCK):
         zb, g = z[a:a + _BLOCK], der[a:a + _BLOCK]
         t = tmp[: zb.shape[0]]
-        np.subtract(1.0 + h, zb, out=t)  # u
+        np.subtract(1.0 + h, zb, out=t)  # u (the last read of the block's margins: g may be zb)
         np.clip(t, 0.0, 2.0 * h, out=g)  # v
         if val is not None:
             v = val[a:a + _BLOCK]
@@ -419,28 +461,33 @@ def _huber_parts(z: Array, h: float, value: bool) -> tuple[Array | None, Array]:
     return val, der
 
 
-def _logistic_parts(z: Array, value: bool) -> tuple[Array | None, Array]:
-    """log(1 + e^{-z}) = log1p(e) + max(-z, 0) and -1/(1 + e^z) = -(e or 1)/(1 + e) with e = exp(-``|z|``)."""
-    der = np.empty_like(z)
-    val = np.empty_like(z) if value else None
+def _logistic_parts(z: Array, value: bool, der: Array | None = None, val: Array | None = None
+                    ) -> tuple[Array | None, Array]:
+    """log(1 + e^{-z}) = log1p(e) - min(z, 0) and -1/(1 + e^z) = (e or 1) x (-1/(1 + e)) with e = exp(-``|z|``):
+    "e or 1" is max(e, [z < 0]) (e <= 1), and every float operation is the one of log1p(e) + (max(z, 0) - z) and
+    -((e or 1) / (1 + e)) (a sign is exact), so the results are those bit for bit.  ``der``, ``val``: as
+    :func:`_loss_parts`."""
+    der = np.empty_like(z) if der is None else der
+    val = (np.empty_like(z) if val is None else val) if value else None
     tmp = np.empty_like(z[:_BLOCK])
+    negative = np.empty(tmp.shape, dtype=bool)
     for a in range(0, z.shape[0], _BLOCK):
         zb, g = z[a:a + _BLOCK], der[a:a + _BLOCK]
-        t = tmp[: zb.shape[0]]
-        np.abs(zb, out=g)
+        t, neg = tmp[: zb.shape[0]], negative[: zb.shape[0]]
+        np.less(zb, 0.0, out=neg)
+        if val is not None:
+            np.minimum(zb, 0.0, out=t)
+        np.abs(zb, out=g)  # the last read of the block's margins: g may be zb
         np.negative(g, out=g)
         np.exp(g, out=g)  # e
         if val is not None:
             v = val[a:a + _BLOCK]
             np.log1p(g, out=v)
-            np.maximum(zb, 0.0, out=t)
-            t -= zb  # max(-z, 0)
-            v += t
+            v -= t  # + max(-z, 0)
         np.add(g, 1.0, out=t)
-        np.divide(1.0, t, out=t)  # 1 / (1 + e)
-        np.multiply(g, t, out=g)  # e / (1 + e)
-        np.copyto(g, t, where=zb < 0)
-        np.negative(g, out=g)
+        np.divide(-1.0, t, out=t)  # -1 / (1 + e)
+        np.maximum(g, neg, out=g)  # e, or 1 where z < 0
+        np.multiply(g, t, out=g)
     return val, der
 
 
@@ -509,7 +556,7 @@ def _newton(D: Design, loss: MarginLoss, lam: float, b: Array | None, fit_interc
         z = D.matvec(t)
         val, der = _loss_parts(loss, z)
         f = float(D.mean(val)) + 0.5 * float(reg @ (t * t)) + float(lin @ t)
-        g = D.rmatvec(D.weighted(der)) / n + reg * t + lin
+        g = D.weighted_rmatvec(der) / n + reg * t + lin
         return f, g, z
 
     f, g, z = fun(theta)
@@ -650,27 +697,31 @@ def solve_smooth_erm_batch(
         if not D.is_sparse and D.n_rows * d * d <= SMALL_PROBLEM:
             return _small_batch(D, loss, lam, Lin, center, gtol, max_iter)
 
+        # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
+        # at the start, and at a refresh the Hessian of that sample at the draw's iterate: only the sample's margins
+        # are kept between iterations (storing every row's would copy n_rows x K floats per iteration)
+        sample = D.sample()
+        values = np.empty(D.n_rows * K)  # the loss values of every evaluation (one buffer: no page faults)
+
         def evaluate(W: Array, cols: NDArray[np.intp]) -> tuple[Array, Array, Array]:
             Z = D.matvec(W)
-            val, der = _loss_parts(loss, Z)
-            F = D.mean(val) + 0.5 * lam * np.einsum("ij,ij->j", W, W) + np.einsum("ij,ij->j", Lin[:, cols], W)
-            G = D.rmatvec(D.weighted(der)) / n + lam * W + Lin[:, cols]
-            return F, G, Z
+            Zs = Z[sample]
+            val, der = _loss_parts(loss, Z, der=Z, val=values[: Z.size].reshape(Z.shape))  # der overwrites Z
+            F = (D.mean(val, overwrite=True) + 0.5 * lam * np.einsum("ij,ij->j", W, W)
+                 + np.einsum("ij,ij->j", Lin[:, cols], W))
+            G = D.weighted_rmatvec(der, overwrite=True) / n + lam * W + Lin[:, cols]
+            return F, G, Zs
 
-        # preconditioners from a row sample (cheap, unbiased; every row would cost more than the iterations it saves)
-        rows = D.sample()
         z0 = D.matvec(center)
-        shared = D.hessian_factor(_curvature(loss, z0 if rows is None else z0[rows]), lam, rows=rows)
+        shared = D.hessian_factor(_curvature(loss, z0[sample]), lam, rows=sample)
         n_hess = 1
         W = center[:, None] - shared.solve(Lin)
         allc = np.arange(K)
-        F, G, Z = evaluate(W, allc)
+        F, G, Zs = evaluate(W, allc)  # Zs: the sample's margins
         # the draws' curvature differs from the centre's when the noise moves them far: precondition with the
         # Hessian of the curvature averaged over the draws at their starting points (one Hessian for all)
-        Zr = Z if rows is None else Z[rows]
-        shared = D.hessian_factor(_curvature(loss, Zr).mean(axis=1), lam, rows=rows)
+        shared = D.hessian_factor(_curvature(loss, Zs).mean(axis=1), lam, rows=sample)
         n_hess += 1
-        sample = D.sample()  # a refresh preconditions with the Hessian of a row sample at the draw's iterate
         gn = np.linalg.norm(G, axis=0)
         own: dict[int, HessianFactor] = {}  # per-draw preconditioners after a refresh
         S = np.zeros((LBFGS_MEMORY, d, K))
@@ -688,8 +739,7 @@ def solve_smooth_erm_batch(
             for k in stalled:
                 n_hess += 1
                 try:
-                    own[int(k)] = D.hessian_factor(_curvature(loss, Z[:, k] if sample is None else Z[sample, k]), lam,
-                                                   rows=sample)
+                    own[int(k)] = D.hessian_factor(_curvature(loss, Zs[:, k]), lam, rows=sample)
                 except LinAlgError:
                     continue
                 mem[k] = 0
@@ -705,7 +755,7 @@ def solve_smooth_erm_batch(
                 mem[active[bad]] = 0
             t = np.ones(active.size)
             Wn = W[:, active] + P
-            Fn, Gn, Zn = evaluate(Wn, active)
+            Fn, Gn, Zsn = evaluate(Wn, active)
             for _ in range(40):
                 fail = (Fn > F[active] + 1e-4 * t * slope) & ~(np.abs(slope) <= 1e-13 * np.maximum(1.0, np.abs(F[active])))
                 if not fail.any():
@@ -713,7 +763,7 @@ def solve_smooth_erm_batch(
                 t[fail] *= 0.5
                 Wn[:, fail] = W[:, active[fail]] + t[fail] * P[:, fail]
                 Fb, Gb, Zb = evaluate(Wn[:, fail], active[fail])
-                Fn[fail], Gn[:, fail], Zn[:, fail] = Fb, Gb, Zb
+                Fn[fail], Gn[:, fail], Zsn[:, fail] = Fb, Gb, Zb
             s_new = Wn - W[:, active]
             y_new = Gn - G[:, active]
             sy = np.einsum("ij,ij->j", s_new, y_new)
@@ -725,7 +775,7 @@ def solve_smooth_erm_batch(
                     mem[k] -= 1
                 S[mem[k], :, k], Y[mem[k], :, k], RHO[mem[k], k] = s_new[:, j], y_new[:, j], 1.0 / sy[j]
                 mem[k] += 1
-            W[:, active], F[active], G[:, active], Z[:, active] = Wn, Fn, Gn, Zn
+            W[:, active], F[active], G[:, active], Zs[:, active] = Wn, Fn, Gn, Zsn
             gn[active] = np.linalg.norm(Gn, axis=0)
             active = active[gn[active] > gtol]
         n_newton = 0

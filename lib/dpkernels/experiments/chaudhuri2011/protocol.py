@@ -225,8 +225,8 @@ def _fold_path(Xtr: Array, ytr: Array, loss: str, requests: Sequence[Request], c
 
 
 def _errors(X: Array, y: Array, W: Array) -> Array:
-    """Misclassification rate of each row of W (predict +1 on ties)."""
-    return np.mean(np.where(X @ W.T >= 0, 1.0, -1.0) != y[:, None], axis=0)
+    """Misclassification rate of each row of W (predict +1 on ties; labels in {-1, +1})."""
+    return _mistakes(X, y, W) / len(y)  # a mean of 0s and 1s is their count / rows, exactly
 
 
 def _protocol_task(Xtr: Array, ytr: Array, Xte: Array, yte: Array, loss: str, requests: Sequence[Request], n_runs: int,
@@ -524,9 +524,12 @@ def _lc_split(n_rows: int, size: int, perm: int, m: int, val_size: int, test_siz
     return rng, te, va, [order[off + i * size: off + (i + 1) * size] for i in range(m)]
 
 
-def _mistakes(X: sparse.csr_matrix, y: Array, W: Array) -> NDArray[np.int64]:
-    """Mistakes of each row of W on (X, y) (X sparse: KDD's rows have about 12% non-zeros; predict +1 on ties)."""
-    return np.sum(np.where(X @ W.T >= 0, 1.0, -1.0) != y[:, None], axis=0)
+def _mistakes(X: Array | sparse.csr_matrix, y: Array, W: Array) -> NDArray[np.intp]:
+    """Mistakes of each row of W on (X, y) (labels in {-1, +1}; X sparse for KDD, whose rows have about 12%
+    non-zeros; predict +1 on ties)."""
+    wrong = np.asarray(X @ W.T) >= 0
+    np.not_equal(wrong, (y > 0)[:, None], out=wrong)
+    return np.count_nonzero(wrong, axis=0)
 
 
 def _lc_task(X: Array, y: Array, size: int, perm: int, grids: dict[float, tuple[float, ...]], losses: Sequence[str],
@@ -545,12 +548,15 @@ def _lc_task(X: Array, y: Array, size: int, perm: int, grids: dict[float, tuple[
     index = {key: [lambdas.index(lam) for lam in g] for key, g in grids.items()}
     rows: list[dict[str, object]] = []
     base = {"size": size, "perm": perm}
+    if nonprivate:  # the union of the parts (its rows and design shared by the losses)
+        union = np.concatenate(parts)
+        Xu, yu = X[union], y[union]
+        union_design = Design(Xu, yu, compress=True)
     for loss in losses:
         L = make_loss(loss)
-        if nonprivate:  # the union of the parts, Lambda tuned on the validation part over each grid
-            union = np.concatenate(parts)
-            path = cache.memory().cache(_nonprivate_path)(X[union], y[union], loss, tuple(lambdas),
-                                                          certified_gtol(solver_tol, 1.0, len(union)), True)
+        if nonprivate:  # Lambda tuned on the validation part over each grid
+            path = cache.memory().cache(_nonprivate_path, ignore=["design"])(
+                Xu, yu, loss, tuple(lambdas), certified_gtol(solver_tol, 1.0, len(union)), True, design=union_design)
             W = np.array([path[lam] for lam in lambdas])
             val, test = _mistakes(Xva, yva, W), _mistakes(Xte, yte, W) / len(te)
             for key, idx in index.items():
@@ -608,12 +614,15 @@ def learning_curves(data: Dataset, sizes: Sequence[int], grids: dict[float, tupl
         raise ValueError(f"{need} rows needed, {len(y)} available: scale the sizes down")
     np_sizes = {min(sizes)} if nonprivate_sizes is None else set(nonprivate_sizes)
     tasks = [(s, p) for s in sizes for p in range(n_perms) if epsilons or s in np_sizes]
+    # the largest parts first (a task's time grows with its size; the last tasks then leave no long one alone on a
+    # worker), the rows in the order of ``tasks``: every task draws from its own (size, permutation) seed
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i][0])
     jobs = (delayed(_lc_task)(X, y, s, p, grids, list(losses), list(epsilons), n_runs, val_size, test_size,
-                              random_state, solver_tol, s in np_sizes) for s, p in tasks)
+                              random_state, solver_tol, s in np_sizes) for s, p in (tasks[i] for i in order))
     out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    rows = [r for block in tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
-                                leave=False) for r in block]
-    return pd.DataFrame(rows)
+    blocks = dict(zip(order, tqdm(out, total=len(tasks), desc="learning curves", disable=not progress, mininterval=5,
+                                  leave=False)))
+    return pd.DataFrame([r for i in range(len(tasks)) for r in blocks[i]])
 
 
 #: Figures 4-5's privacy parameters, in the order the learning curves draw them.
