@@ -713,3 +713,19 @@ def test_a_relative_build_dir_is_the_callers_not_the_kernels(tmp_path, monkeypat
     assert reproduce("quick", ["a"], progress=False, notebook_dir=nbdir, build_dir=Path("build/ci"), reference=repo) == 0
     assert (tmp_path / "build" / "ci" / "quick" / "paper_figures" / "a" / "t.csv").exists()
     assert not (nbdir / "build").exists()
+
+
+def test_a_run_starts_the_longest_notebooks_first(tmp_path):
+    """Two slots, notebooks dispatched alphabetically: the full profile's chaudhuri2011 (about half the total time)
+    started beside bassily2022 and the other five queued in one slot.  A run now dispatches by the committed notebook
+    times, longest first (Graham's rule), a notebook without a committed time before them."""
+    from dpkernels.runner import longest_first
+
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    pd.DataFrame({"paper": ["bassily2022", "chaudhuri2011", "hall2013", "park2022", "(all)"],
+                  "section": ["(notebook total)"] * 4 + ["(wall time)"],
+                  "seconds": [136.0, 1018.0, 58.0, 478.0, 1028.0]}).to_csv(results / "timings_full.csv", index=False)
+    papers = ["bassily2022", "chaudhuri2011", "hall2013", "new2026", "park2022"]
+    assert longest_first(papers, tmp_path, "full") == ["new2026", "chaudhuri2011", "park2022", "bassily2022", "hall2013"]
+    assert longest_first(papers, tmp_path, "quick") == sorted(papers)  # no committed times: alphabetical
