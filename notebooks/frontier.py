@@ -362,7 +362,9 @@ selection.pivot_table(index="a", columns="dataset", values="status", aggfunc="fi
 #
 # For each (data set, $n$, $\varepsilon$), among the mechanisms within the cell's budget: the **winner**, the lowest
 # mean test error among those that beat the majority class; the mechanisms **equivalent** to it, by a paired
-# equivalence test (TOST at 5% each side) within **10% of the winner's error** (`margin`); those it beats
+# equivalence test (TOST at 5% each side) within **10% of the winner's error, and at most a quarter of its gap to
+# the non-private reference** (floor 0.001; `margin`): equivalent mechanisms pay at most 1.25 times the winner's
+# price for privacy; those it beats
 # (`beaten`); and those the seeds cannot place (`undecided`); `detectable` is the smallest difference from the winner
 # that the cell's seeds detect with 80% power (the median over its comparisons).  The advice names the winner and the
 # equivalent mechanisms that also beat the majority class.  Rows that cannot be advice are set aside and listed with

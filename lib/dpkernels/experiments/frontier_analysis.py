@@ -14,8 +14,9 @@ of :mod:`dpkernels.verdicts`:
 * **the recommendation** (:func:`recommendation_map`), per (data set, n, epsilon): among the *contenders*
   (:func:`set_aside`: not a paper's setting tuned on these data, not an implementation cross-check) within budget that
   beat the majority class, the one with the lowest mean error (none where none does: "collect more rows or spend
-  more budget"); the set statistically *equivalent* to it (paired TOST within a margin of :data:`REL_MARGIN` times the
-  winner's mean error: :func:`~dpkernels.verdicts.equivalence_verdict`), the mechanisms it *beats* and those left
+  more budget"); the set statistically *equivalent* to it (paired TOST, :func:`~dpkernels.verdicts.
+  equivalence_verdict`, within :func:`equivalence_margin`: :data:`REL_MARGIN` times the winner's mean error, at most
+  :data:`GAP_MARGIN` times its gap to the non-private reference), the mechanisms it *beats* and those left
   *undecided*; the advice names only the winner and the equivalent mechanisms that also beat the majority class; the
   rows set aside are listed with their errors as references (``set_aside``);
 * **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where both
@@ -44,6 +45,9 @@ from dpkernels.experiments.frontier import DATASETS, DELTA, MECHANISMS, SCALES
 
 __all__ = [
     "REL_MARGIN",
+    "GAP_MARGIN",
+    "MARGIN_FLOOR",
+    "equivalence_margin",
     "MIN_EFFECT",
     "Claim",
     "CLAIMS",
@@ -69,8 +73,15 @@ __all__ = [
 
 #: Equivalence margin of the recommendation map, relative to the winner's mean test error: a mechanism is
 #: "equivalent" when its paired difference from the winner lies within +-10% of the winner's error (0.016 at an
-#: error of 0.16, 0.0004 at 0.004).
+#: error of 0.16, 0.0004 at 0.004), and within :func:`equivalence_margin`'s share of the winner's privacy gap.
 REL_MARGIN = 0.1
+#: The share of the winner's privacy gap (its error above the best non-private reference of the same size) the
+#: equivalence margin may not exceed: equivalent mechanisms pay at most 1.25 times the winner's price for privacy
+#: (referee D3: at Adult, 33,000 rows, eps = 8, 10% of 0.162 admitted 0.177, twice the winner's gap of 0.014).
+GAP_MARGIN = 0.25
+#: The equivalence margin's floor where the winner's gap is tiny (the reference as good as the winner): 0.1 percentage
+#: point, itself capped by :data:`REL_MARGIN` times the winner's error.
+MARGIN_FLOOR = 0.001
 #: The smallest difference in test error a claim's test should detect (its power is stated against it).
 MIN_EFFECT = 0.01
 #: The advice of a cell where no private mechanism beats the majority class.
@@ -307,11 +318,27 @@ def set_aside(mechanism: str) -> str:
     return ""
 
 
+def equivalence_margin(winner_error: float, reference_error: float, rel_margin: float = REL_MARGIN) -> float:
+    """The recommendation map's equivalence margin: ``rel_margin`` times the winner's error, and at most
+    :data:`GAP_MARGIN` times its privacy gap (winner minus the non-private reference), but not below
+    :data:`MARGIN_FLOOR` unless the first cap is smaller; ``rel_margin`` times the error where no reference ran.
+
+    >>> round(equivalence_margin(0.162, 0.148), 4)  # referee D3's cell: 0.177 is not within 0.0035 of 0.162
+    0.0035
+    >>> round(equivalence_margin(0.0041, 0.0005), 5)  # a small error: 10% of it binds
+    0.00041
+    """
+    rel = rel_margin * float(winner_error)
+    if not math.isfinite(float(reference_error)):
+        return rel
+    return min(rel, max(GAP_MARGIN * (float(winner_error) - float(reference_error)), MARGIN_FLOOR))
+
+
 def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: float = REL_MARGIN) -> pd.DataFrame:
     """Per (data set, n, epsilon), among the private contenders (:func:`set_aside`) whose runs stayed within the cell's
     budget (the others are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that
     beat the majority class (``best`` is empty where none does); the contenders equivalent to it (paired TOST within
-    ``rel_margin`` times its error, the ``margin`` column), those it beats (one-sided paired test) and the undecided
+    :func:`equivalence_margin` with ``rel_margin``, the ``margin`` column), those it beats (one-sided paired test) and the undecided
     rest, with the median over those comparisons of the smallest difference the seeds detect with 80% power
     (``detectable``); the lowest mean error of any contender (``lowest``, for the record); the rows set aside that ran
     within budget, each with its mean error and whether it beats the majority class (``set_aside``, references only);
@@ -334,7 +361,8 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
         beating = g[g["beats_majority"] == "holds"]
         learns = not beating.empty
         best = (beating if learns else g).iloc[0]
-        margin = rel_margin * float(best["error"])
+        r = refs[(refs["dataset"] == ds) & (refs["n_train"] == n)].sort_values("error")
+        margin = equivalence_margin(float(best["error"]), float(r["error"].iloc[0]) if len(r) else math.nan, rel_margin)
         equivalent, beaten, undecided, mdes = [], [], [], []
         if learns:
             for m in g["mechanism"]:
@@ -351,7 +379,6 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
                 else:
                     undecided.append(m)
         named = [best["mechanism"], *[m for m in equivalent if m in set(beating["mechanism"])]] if learns else []
-        r = refs[(refs["dataset"] == ds) & (refs["n_train"] == n)].sort_values("error")
         rows.append({
             "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e),
             "best": best["mechanism"] if learns else "", "best_label": best["label"] if learns else "",
