@@ -408,9 +408,10 @@ def _multilevel_start(design: Design, loss: MarginLoss, lam: float, lin: Array, 
 
 def newton_end_game(design: Design, loss: MarginLoss, lam: float, b: Array, w: Array, target: float, data_norm: float
                     ) -> tuple[Array, float]:
-    """Damped Newton with Armijo backtracking and the exact float64 Hessian
-    (:func:`~dpkernels.solvers.smooth.solve_smooth_erm`) from ``w`` on F_b (linear term ``b`` / n), to a computed
-    gradient norm of ``target`` / 4, then certified (:func:`certified_gradient`).  Returns (w, certificate).
+    """Damped Newton with Armijo backtracking (:func:`~dpkernels.solvers.smooth.solve_smooth_erm`: the Hessian only
+    steers, in float32 on large dense designs, and the float64 gradient decides) from ``w`` on F_b (linear term ``b``
+    / n), to a computed gradient norm of ``target`` / 4, then certified (:func:`certified_gradient`).  Returns (w,
+    certificate).
 
     The end game of a release whose first solve stopped above its public target.  Whether a solve certifies depends on
     the data, so a mechanism that refused there would publish a fact about the data that its guarantee does not cover;
