@@ -727,5 +727,6 @@ def test_a_run_starts_the_longest_notebooks_first(tmp_path):
                   "section": ["(notebook total)"] * 4 + ["(wall time)"],
                   "seconds": [136.0, 1018.0, 58.0, 478.0, 1028.0]}).to_csv(results / "timings_full.csv", index=False)
     papers = ["bassily2022", "chaudhuri2011", "hall2013", "new2026", "park2022"]
-    assert longest_first(papers, tmp_path, "full") == ["new2026", "chaudhuri2011", "park2022", "bassily2022", "hall2013"]
+    assert longest_first(papers, tmp_path, "full") == ["new2026", "chaudhuri2011", "park2022", "bassily2022",
+                                                        "hall2013"]
     assert longest_first(papers, tmp_path, "quick") == sorted(papers)  # no committed times: alphabetical

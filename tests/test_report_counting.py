@@ -346,8 +346,8 @@ def test_a_confirmed_upper_bound_states_how_loose_it_is():
     assert c.at_most("Lemma", "violated", kind="measured", bound=1.0, measured=2.0).detail == ""
     assert c.at_least("Lemma", "lower", kind="measured", bound=1.0, measured=1.5).detail == ""  # either kind: no note
     room = c.at_least("Theorem 26", "a lower bound met 514.7x", kind="measured", bound=1.0, measured=514.7).detail
-    assert room == "measured / bound = 515 (loose lower bound: the check could only fail if the truth were below 1/515 " \
-                   "of what was measured)"  # referee L4
+    assert room == ("measured / bound = 515 (loose lower bound: the check could only fail if the truth were below "
+                    "1/515 of what was measured)")  # referee L4
     assert c.at_most("Ours", "ours", kind="consistency", bound=1.0, measured=0.01).detail == ""
     assert "measured / bound" not in c.at_most("Audit", "x", kind="measured", bound=1.0, measured=0.2, detail="strength: y").detail
 

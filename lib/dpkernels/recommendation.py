@@ -8,8 +8,9 @@ you pass): no private data are touched.
 
 * The frontier data set it rests on is the one of your task whose feature dimension is nearest yours (``like``
   overrides); without ``like``, every other data set of the task whose dimension is within ``NEAR_D_FACTOR`` of
-  yours is answered too, in a note (d alone does not say which data your rows resemble).  Your rows must be mapped into the unit ball with a public constant feature, as the frontier's are
-  (:mod:`dpkernels.feature_maps`, :class:`dpkernels.PublicBoundsScaler`); a multi-class task names its number of
+  yours is answered too, in a note (d alone does not say which data your rows resemble).  Your rows must be mapped
+  into the unit ball with a public constant feature, as the frontier's are (:mod:`dpkernels.feature_maps`,
+  :class:`dpkernels.PublicBoundsScaler`); a multi-class task names its number of
   classes (labels 0, ..., K - 1).
 * delta must lie below 1/n (:class:`ValueError` otherwise: a delta near 1/n allows releasing a whole row with that
   probability).  The committed cells ran at their own delta (1e-6 on the grid); where yours differs the answer says

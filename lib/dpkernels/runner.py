@@ -48,8 +48,8 @@ from dpkernels.reference import compare_outputs
 from dpkernels.report import build_report
 from dpkernels.workbook import find_root
 
-__all__ = ["available_papers", "longest_first", "run_notebook", "reproduce", "run_one", "KERNEL_NAME", "stable_cell_ids",
-           "section_timings", "sync_notebook", "RunResult"]
+__all__ = ["available_papers", "longest_first", "run_notebook", "reproduce", "run_one", "KERNEL_NAME",
+           "stable_cell_ids", "section_timings", "sync_notebook", "RunResult"]
 
 KERNEL_NAME = "dpkernels"
 #: Arguments of every kernel the runner starts: quiet logging; low-level output (fd 2) stays in the kernel log
@@ -370,7 +370,8 @@ def reproduce(profile: str = "quick", papers: list[str] | None = None, jobs: int
             delayed(run_notebook)(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i))
             for i, p in enumerate(order))
     else:
-        done = [run_notebook(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i)) for i, p in enumerate(order)]
+        done = [run_notebook(p, profile, notebook_dir=notebook_dir, out_dir=out, progress=bar(i))
+                for i, p in enumerate(order)]
     by_paper = {r.paper: r for r in done}
     results = [by_paper[p] for p in todo]  # reported in the usual order
     wall = time.perf_counter() - start
