@@ -340,8 +340,9 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
     beat the majority class (``best`` is empty where none does); the contenders equivalent to it (paired TOST within
     :func:`equivalence_margin` with ``rel_margin``, the ``margin`` column), those it beats (one-sided paired test)
     and the undecided rest, with the median over those comparisons of the smallest difference the seeds detect with
-    80% power (``detectable``); the lowest mean error of any contender (``lowest``, for the record); the rows set aside that ran
-    within budget, each with its mean error and whether it beats the majority class (``set_aside``, references only);
+    80% power (``detectable``); the lowest mean error of any contender (``lowest``, for the record); the rows set
+    aside that ran within budget, each with its mean error and whether it beats the majority class (``set_aside``,
+    references only);
     the best non-private reference at that size; and the advice, which names the winner and the equivalent
     mechanisms that also beat the majority class, or :data:`ADVICE_NONE`.  A cell without a contender is left out."""
     priv = summary[summary["privacy"] != "none"]
