@@ -72,8 +72,8 @@ SUBSAMPLE_STEP = 16
 #: Rows of the (systematically subsampled) Hessian that preconditions the limited-memory BFGS iterations on every row
 #: (an eighth of that on a subsample, whose passes are cheap).
 HESSIAN_ROWS = 1 << 16
-#: Damped Newton iterations of :func:`newton_end_game` (it takes 6-9 where a quasi-Newton solve of the Huber loss
-#: stalled; the limit only bounds the time of a pathological case).
+#: Damped Newton iterations of :func:`newton_end_game` (a handful where a quasi-Newton solve of the Huber loss
+#: stalled, tests/test_frontier.py's refused cells; the limit only bounds the time of a pathological case).
 END_GAME_MAX_ITER = 500
 
 

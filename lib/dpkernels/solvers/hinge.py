@@ -51,8 +51,9 @@ WORKING_SET_WIDTHS = (1e-4, 1e-3, 1e-2)
 WORKING_SET_MAX = 8_000
 #: Working sets up to this size use the Gram-matrix form of the restricted dual, larger ones the lifted form.
 DENSE_DUAL_MAX = 400
-#: The hinge solver's last stage solves the whole dual (Clarabel, lifted form) when n x F is at most this (its KKT
-#: system holds about 3 n F entries); beyond, a solve the earlier stages cannot certify is refused.
+#: The hinge solver's last stage solves the whole dual (Clarabel, lifted form) when n x F is at most this (its
+#: constraints hold about n F + 2 n non-zeros, the dense copy of the signed rows n F floats); beyond, a solve the
+#: earlier stages cannot certify is refused.
 FULL_DUAL_MAX_ENTRIES = 20_000_000
 #: The hinge solver falls back to cvxpy when the polish fails and n is at most this.
 CVXPY_FALLBACK_MAX_N = 5000
@@ -251,7 +252,7 @@ def solve_hinge_primal(
     ``WORKING_SET_MAX`` points), then duals are recovered by bounded least squares, and only then is the warm
     start recomputed at a tighter tolerance (``LIBLINEAR_TOLS``); last, the whole dual is solved exactly (cvxpy
     up to ``CVXPY_FALLBACK_MAX_N`` rows, Clarabel's lifted form beyond, up to ``FULL_DUAL_MAX_ENTRIES``: shuttle's
-    one-against-all parts crowd 10,000 of 50,000 points within 1e-4 of the margin, where every smaller stage fails).
+    one-against-all parts crowd many points close to the margin, where every smaller stage fails).
     ``alpha`` are the duals of Eq. (1) (0 <= alpha_i <= C/n), ``gap`` the duality gap, ``distance_bound =
     sqrt(2 gap)`` certifies ||w - w*||_2.  The solution is accepted (``converged``) when gap <= gap_rtol *
     max(1, P(w)) and, if ``distance_tol`` is given (a mechanism's solver_tol x sensitivity), sqrt(2 gap) <=
