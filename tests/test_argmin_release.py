@@ -380,7 +380,7 @@ def test_delta_at_or_above_one_over_n_is_refused_with_public_text_only():
     texts = []
     for seed in (8, 9):
         X, y = _unit_rows(300, 3, seed)
-        with pytest.raises(ValueError, match="not below 1/n") as err:
+        with pytest.raises(ValueError, match=r"above 1/\(10 n\)") as err:
             ObjectivePerturbation(epsilon=70.0, alpha=0.1).fit(X, y)
         texts.append(str(err.value))
     assert texts[0] == texts[1]

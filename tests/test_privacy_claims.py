@@ -73,6 +73,14 @@ CLAIMS: list[tuple[Path, str, tuple[str, ...]]] = [
     (README, "A typo in `noise` raises, in every estimator and every exported noise helper.", (
         "test_release_hygiene::test_every_noise_option_is_validated_and_continuous_warns",
         "test_noise::test_every_exported_noise_helper_validates_its_option")),
+    (README, "delta far below 1/n.", (
+        "test_hall::test_delta_not_far_below_one_over_n_is_refused",
+        "test_hall::test_a_stated_delta_not_far_below_one_over_n_is_no_release",
+        "test_gradient::test_common_behaviour",
+        "test_multiclass::test_approximate_budget_through_dp_accounting",
+        "test_argmin_release::test_delta_at_or_above_one_over_n_is_refused_with_public_text_only",
+        "test_recommendation::test_delta_must_be_far_below_one_over_n",
+        "test_park::test_the_baselines_read_nothing_from_the_data_and_refuse_a_delta_of_one_over_n")),
     (README, "Logs carry no statistic of the private rows.", (
         "test_data_independent_logs::test_neighbours_log_the_same_text",
         "test_data_independent_logs::test_malformed_inputs_are_refused_without_their_values",

@@ -47,6 +47,9 @@ __all__ = [
     "check_epsilon",
     "check_delta",
     "check_probability",
+    "DELTA_N_FACTOR",
+    "delta_ceiling",
+    "check_delta_far_below_inverse_n",
     "check_finite_array",
     "check_binary_labels",
     "check_row_norms",
@@ -249,16 +252,36 @@ def check_delta(delta: float, name: str = "delta") -> float:
     return check_probability(delta, name)
 
 
-def check_delta_below_inverse_n(delta: float, n: int) -> None:
-    """Refuse an approximate-DP ``delta`` at or above 1/n for a fit on ``n`` rows (``ValueError``).
+#: A fit on n rows accepts a delta of at most 1 / (DELTA_N_FACTOR n): "far below 1/n", not merely below it.
+DELTA_N_FACTOR = 10
 
-    A mechanism that releases one of n rows in the clear with probability delta >= 1/n is (0, delta)-DP, so such a
-    delta promises nothing; the library's fits refuse it.  ``n`` is public (the replace-one relation fixes it), so the
-    message may state 1/n; it names nothing else of the data.
+
+def delta_ceiling(n: int) -> float:
+    """The largest approximate-DP ``delta`` a fit on ``n`` rows accepts: 1 / (:data:`DELTA_N_FACTOR` n).
+
+    A mechanism that releases one of n rows in the clear with probability delta is (0, delta)-DP, so a delta near
+    1/n promises nothing useful (with delta = 1/n one row is expected in the clear over a single run); the library asks
+    for delta at least ten times smaller.  ``n`` is public (the replace-one relation fixes it).
+
+    Examples
+    --------
+    >>> from dpkernels._validation import delta_ceiling
+    >>> delta_ceiling(100_000)
+    1e-06
     """
-    if delta >= 1.0 / n:
-        raise ValueError(f"delta = {delta:g} must be below 1/n = {1.0 / n:.3g} (a delta that large allows "
-                         "releasing a row in the clear)")
+    return 1.0 / (DELTA_N_FACTOR * float(int(n)))
+
+
+def check_delta_far_below_inverse_n(delta: float, n: int) -> None:
+    """Refuse an approximate-DP ``delta`` above :func:`delta_ceiling` (n) = 1/(10 n) for a fit on ``n`` rows
+    (``ValueError``).
+
+    The message may state n and 1/(10 n) (public); it names nothing else of the data.
+    """
+    if delta > delta_ceiling(n):
+        raise ValueError(f"delta = {delta:g} must be at most 1/({DELTA_N_FACTOR} n) = {delta_ceiling(n):.3g} for "
+                         f"n = {int(n)} rows: a delta near 1/n allows releasing a row in the clear with that "
+                         "probability")
 
 
 #: The input domain of every mechanism is bounded by this magnitude per entry (documented in the guarantees): larger

@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("n", type=int, help="training rows")
     p.add_argument("d", type=int, help="features after the public map (constant feature included)")
     p.add_argument("epsilon", type=float)
-    p.add_argument("delta", type=float, help="0 for pure epsilon-DP; below 1/n")
+    p.add_argument("delta", type=float, help="0 for pure epsilon-DP; at most 1/(10 n)")
     p.add_argument("--n-classes", type=int, default=None, help="number of classes of a multiclass task (labels 0..K-1; "
                    "required there)")
     p.add_argument("--like", default=None, help="the frontier data set to rest on (default: nearest d)")

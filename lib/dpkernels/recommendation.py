@@ -12,8 +12,8 @@ you pass): no private data are touched.
   into the unit ball with a public constant feature, as the frontier's are (:mod:`dpkernels.feature_maps`,
   :class:`dpkernels.PublicBoundsScaler`); a multi-class task names its number of
   classes (labels 0, ..., K - 1).
-* delta must lie below 1/n (:class:`ValueError` otherwise: a delta near 1/n allows releasing a whole row with that
-  probability).  The committed cells ran at their own delta (1e-6 on the grid); where yours differs the answer says
+* delta must be at most 1/(10 n) (:class:`ValueError` otherwise, as the library's fits: a delta near 1/n allows
+  releasing a whole row with that probability).  The committed cells ran at their own delta (1e-6 on the grid); where yours differs the answer says
   so: errors and intervals are read at the cells' delta, the estimator is built at yours.
 * n and epsilon must lie within the committed grid: the mean test error of each mechanism is *read* at a committed
   cell, or *interpolated* linearly in (log n, log epsilon) between the two or four committed cells around yours.
@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from dpkernels._validation import delta_ceiling
 
 __all__ = ["Recommendation", "recommend", "default_results", "loo_residuals", "interpolation_factors", "loo_coverage",
            "MIN_RESIDUALS"]
@@ -396,7 +398,7 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     d : int
         Features after the public map (the frontier's Adult has 105, KDDCup99 87, satimage 37, shuttle 10).
     epsilon, delta : float
-        The total budget; delta = 0 asks for pure epsilon-DP; delta must lie below 1 / n.
+        The total budget; delta = 0 asks for pure epsilon-DP; delta must be at most 1 / (10 n).
     n_classes : int or None
         The number of classes of a multi-class task (labels 0, ..., K - 1; required there); None or 2 for a binary
         task (labels -1 / +1).
@@ -413,7 +415,7 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     Raises
     ------
     ValueError
-        An unknown task, a bad n, d, epsilon or n_classes, or delta not below 1 / n.
+        An unknown task, a bad n, d, epsilon or n_classes, or delta above 1 / (10 n).
     LookupError
         Missing results, an unknown data set, n or epsilon outside the committed grid, or a missing cell.
 
@@ -431,10 +433,10 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
         raise ValueError(f"n and d must be positive integers, got n = {n!r}, d = {d!r}")
     if not (math.isfinite(epsilon) and epsilon > 0) or not (0.0 <= delta < 1.0):
         raise ValueError(f"need epsilon > 0 and 0 <= delta < 1, got ({epsilon!r}, {delta!r})")
-    if delta >= 1.0 / n:
-        raise ValueError(f"delta = {delta:g} is not below 1/n = {1.0 / n:g}: a delta near 1/n allows releasing a whole "
-                         "row with that probability (the frontier runs at delta = 1e-6, at most 1/(10 n)); choose "
-                         "delta far below 1/n")
+    if delta > delta_ceiling(n):
+        raise ValueError(f"delta = {delta:g} is above 1/(10 n) = {delta_ceiling(n):g}: a delta near 1/n allows "
+                         "releasing a whole row with that probability (the frontier runs at delta = 1e-6, at most "
+                         "1/(10 n)), and the library's fits refuse it; choose delta far below 1/n")
     K = _n_classes(task, n_classes)
     root = Path(results) if results is not None else default_results()
     summary, rec = _read(root, "summary.csv"), _read(root, "recommendation.csv")

@@ -72,6 +72,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpkernels import defaults
 from dpkernels.feature_maps import FEATURE_MAPS, INTERCEPT_FEATURE, KDD_HASH_BUCKETS, SHUTTLE_CAP, _unit_ball, _with_constant
+from dpkernels._validation import delta_ceiling
 from dpkernels.accounting import compose
 
 __all__ = [
@@ -119,7 +120,7 @@ def cell_delta(n: int) -> float:
     """The total delta of a cell of ``n`` training rows: min(:data:`DELTA`, 1 / (10 n)) (7.4e-7 at KDDCup99's
     135,000 rows; 1e-6 everywhere else on the grid).  Far below 1 / n: a delta near 1 / n would allow releasing a
     whole row with that probability."""
-    return min(DELTA, 1.0 / (10.0 * int(n)))
+    return min(DELTA, delta_ceiling(n))
 #: Certified-solver tolerance (x the sensitivity) of every mechanism that solves an ERM.
 SOLVER_TOL = 1e-3
 #: Random features of every random-feature mechanism (a documented default: Chaudhuri et al. run no kernel experiment

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpkernels._validation import check_delta_below_inverse_n, check_epsilon, check_probability, check_random_state
+from dpkernels._validation import check_delta_far_below_inverse_n, check_epsilon, check_probability, check_random_state
 from dpkernels.accounting import gaussian_sigma
 from dpkernels.bounds.rubinstein import corollary_12_noise_scale, lemma_9_sensitivity
 from dpkernels.losses import Hinge
@@ -85,14 +85,14 @@ class OneVsAllSVM:
         """SVM SEMI scores: noisy test predictions (Gaussian), refitted weights Phi^+ (f(Z) + mu).
 
         ``operator`` = :func:`semi_operator` (Phi) caches the pseudo-inverse and spectral norm across calls.  A
-        ``delta`` at or above 1/n (n training rows) is refused (``ValueError``: it allows releasing a row in the clear)
+        ``delta`` above 1/(10 n) (n training rows) is refused (``ValueError``: a delta near 1/n allows releasing a row)
         unless ``reproduce_thesis=True``: the thesis runs SVM SEMI at delta = 1/n per class (ERRATA P10), and only the
         reproduction of its tables may.
         """
         check_epsilon(epsilon)
         check_probability(delta, "delta")
         if not reproduce_thesis:
-            check_delta_below_inverse_n(delta, self.n)
+            check_delta_far_below_inverse_n(delta, self.n)
         rng = check_random_state(random_state)
         pinv, norm2 = semi_operator(Phi) if operator is None else operator
         sigma = semi_sigma(epsilon, delta, self.box, norm2, calibration)

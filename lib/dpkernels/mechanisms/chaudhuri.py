@@ -56,6 +56,7 @@ from dpkernels.argmin_release import ArgminReleasePlan, plan_argmin_release
 from dpkernels._validation import (
     MAX_ABS_INPUT,
     check_epsilon,
+    delta_ceiling,
     noise_dominance,
     check_finite_array,
     check_positive,
@@ -747,9 +748,9 @@ class ObjectivePerturbation(_ChaudhuriERM):
         if self.noise == "lattice":
             plan = plan_argmin_release(n, d, R, loss, Lambda + params.Delta, params.beta)  # public: the fit's own plan
             delta = plan.delta(epsilon)
-            if delta >= 1.0 / n:  # decided from public constants, before any noise is drawn or the data are solved
-                raise ValueError(f"the floating-point-safe release would state delta = {delta:.3g}, not below 1/n = "
-                                 f"{1.0 / n:.3g} (epsilon = {epsilon:g}, n = {n}, d = {d}: public constants); lower "
+            if delta > delta_ceiling(n):  # decided from public constants, before any noise is drawn or data solved
+                raise ValueError(f"the floating-point-safe release would state delta = {delta:.3g}, above 1/(10 n) = "
+                                 f"{delta_ceiling(n):.3g} (epsilon = {epsilon:g}, n = {n}, d = {d}: public constants); lower "
                                  "epsilon, or use noise='continuous' to reproduce the paper (not a release)")
             f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
             self.release_grid_ = plan.grid

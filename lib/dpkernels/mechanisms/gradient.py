@@ -64,7 +64,7 @@ from dpkernels import lattice
 from dpkernels._validation import (
     DEFAULT_DATA_NORM,
     check_delta,
-    check_delta_below_inverse_n,
+    check_delta_far_below_inverse_n,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -632,7 +632,7 @@ class _GradientEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
             X = np.hstack([X, np.full((X.shape[0], 1), s)])
             if R is not None:
                 R = math.sqrt(R * R + s * s) * (1.0 + 4.0 * _U)
-        check_delta_below_inverse_n(self.delta, X.shape[0])
+        check_delta_far_below_inverse_n(self.delta, X.shape[0])
         return X * ypm[:, None], ypm, R
 
     def _set_release(self, w: Array) -> None:
@@ -738,7 +738,7 @@ class NoisyGradientDescent(_GradientEstimator):
     epsilon : float, default=1.0
         The privacy level epsilon.
     delta : float, default=1e-6
-        The privacy level delta; must be below 1/n.
+        The privacy level delta; at most 1/(10 n) (``fit`` raises ``ValueError`` above it).
     loss : {"logistic", "huber"}, default="logistic"
         The margin loss l (``|l'|`` <= 1).
     h : float, default=0.5
@@ -902,7 +902,7 @@ class DPSGD(_GradientEstimator):
     epsilon : float, default=1.0
         The privacy level epsilon.
     delta : float, default=1e-6
-        The privacy level delta; must be below 1/n.
+        The privacy level delta; at most 1/(10 n) (``fit`` raises ``ValueError`` above it).
     loss : {"logistic", "huber"}, default="logistic"
         The margin loss.
     h : float, default=0.5
@@ -1079,7 +1079,7 @@ class ApproximateMinimaPerturbation(_GradientEstimator):
     epsilon : float, default=1.0
         The total privacy level epsilon.
     delta : float, default=1e-6
-        The total delta; must be below 1/n.
+        The total delta; at most 1/(10 n) (``fit`` raises ``ValueError`` above it).
     loss : {"logistic"}, default="logistic"
         The loss (c = 1/4 bounds l'').
     data_norm : float or "data", default=1.0
@@ -1247,7 +1247,7 @@ class OutputPerturbedSGD(_GradientEstimator):
     epsilon : float, default=1.0
         The privacy level epsilon.
     delta : float, default=1e-6
-        The privacy level delta; must be below 1/n.
+        The privacy level delta; at most 1/(10 n) (``fit`` raises ``ValueError`` above it).
     loss : {"logistic", "huber"}, default="logistic"
         The loss: convex, L-Lipschitz (L = R) and beta-smooth (beta = c R^2) on the ball ||x|| <= R.
     h : float, default=0.5

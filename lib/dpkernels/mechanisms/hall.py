@@ -51,7 +51,8 @@ from dpkernels import lattice
 from dpkernels._validation import (
     ClippingWarning,
     check_delta,
-    check_delta_below_inverse_n,
+    check_delta_far_below_inverse_n,
+    delta_ceiling,
     check_epsilon,
     check_finite_array,
     check_positive,
@@ -591,9 +592,9 @@ class _FunctionRelease:
 
     # helpers -------------------------------------------------------------------------------------------------------
     def _check_common(self, n: int) -> tuple[float, float, str]:
-        """(epsilon, delta, noise) validated for a fit on ``n`` rows (public): delta must lie below 1/n."""
+        """(epsilon, delta, noise) validated for a fit on ``n`` rows (public): delta at most 1/(10 n)."""
         epsilon, delta = check_epsilon(self.epsilon), check_delta(self.delta)
-        check_delta_below_inverse_n(delta, n)
+        check_delta_far_below_inverse_n(delta, n)
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         return epsilon, delta, check_noise(self.noise)
@@ -727,15 +728,16 @@ def _default_grid(d: int, grid_size: int | None) -> Array:
 # ----------------------------------------------------------------------------------------------
 # Section 3, first example: the private kernel density estimate
 # ----------------------------------------------------------------------------------------------
-def _void_if_delta_reaches_one_over_n(g: Guarantee, n: int) -> Guarantee:
+def _void_if_delta_not_far_below_one_over_n(g: Guarantee, n: int) -> Guarantee:
     """``g``, or when the delta it states (the exact delta of the calibration, above the asked-for one with
-    ``calibration="hall"`` beyond Proposition 1.1's range) is at least 1/n, the guarantee of a fit that is not
-    private (:func:`~dpkernels.mechanisms.base.void_guarantee`: epsilon infinite, status "not private", the note says
-    why), whatever the randomness; fit refuses an asked-for delta >= 1/n before any noise is drawn."""
-    if g.delta < 1.0 / n:
+    ``calibration="hall"`` beyond Proposition 1.1's range) is above 1/(10 n) (:func:`delta_ceiling`), the guarantee
+    of a fit that is not private (:func:`~dpkernels.mechanisms.base.void_guarantee`: epsilon infinite, status "not
+    private", the note says why), whatever the randomness; fit refuses an asked-for delta above 1/(10 n) before any
+    noise is drawn."""
+    if g.delta <= delta_ceiling(n):
         return g
-    return void_guarantee(g, f"the calibration's exact delta {g.delta:.3g} at epsilon {g.epsilon:g} is at least 1/n = "
-                             f"{1.0 / n:.3g}: not a release (use calibration='analytic')")
+    return void_guarantee(g, f"the calibration's exact delta {g.delta:.3g} at epsilon {g.epsilon:g} is above "
+                             f"1/(10 n) = {delta_ceiling(n):.3g}: not a release (use calibration='analytic')")
 
 
 class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
@@ -750,7 +752,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
     epsilon : float, default=1.0
         The privacy level epsilon (the paper's alpha).
     delta : float, default=1e-5
-        The privacy level delta (the paper's beta); must be below 1/n (n rows; ``fit`` raises ``ValueError``).
+        The privacy level delta (the paper's beta); must be at most 1/(10 n) (n rows; ``fit`` raises ``ValueError``).
     sigma : float, default=0.1
         The kernel's width (the KDE's bandwidth); public (it must not depend on the data).
     convention : {"jmlr", "seed"}, default="jmlr"
@@ -928,7 +930,7 @@ class PrivateKDE(ReleaseMixin, _FunctionRelease, BaseEstimator):
             + (("keep_nonprivate=True: this object also holds the data (nonprivate_); it is not a release",)
                if self.keep_nonprivate else ()),
         )
-        self.guarantee_ = _void_if_delta_reaches_one_over_n(self.guarantee_, n)
+        self.guarantee_ = _void_if_delta_not_far_below_one_over_n(self.guarantee_, n)
         self._finish()
         self._void_if_data_derived()
         return self
@@ -1064,7 +1066,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     epsilon : float, default=1.0
         The privacy level epsilon.
     delta : float, default=1e-5
-        The privacy level delta; must be below 1/n (n rows; ``fit`` raises ``ValueError``).
+        The privacy level delta; must be at most 1/(10 n) (n rows; ``fit`` raises ``ValueError``).
     alpha : float, default=2e-2
         The regulariser of (1/n) sum_i l + (alpha / 2) ||f||_H^2, i.e. twice the paper's lam of
         (1/n) sum_i l + lam ||f||_H^2; the noise scales as 1 / (n alpha).
@@ -1331,7 +1333,7 @@ class PrivateKernelMachine(ReleaseMixin, _FunctionRelease, ClassifierMixin, Base
     def _guarantee(self, epsilon, delta, true_delta, statement, noise, n, lam, L, released, notes) -> Guarantee:
         named = self._nystrom_attributes if self.solver == "nystrom" else _FunctionRelease._release_attributes
         attrs = named + ("n_features_in_", "classes_")
-        return _void_if_delta_reaches_one_over_n(Guarantee(
+        return _void_if_delta_not_far_below_one_over_n(Guarantee(
             epsilon=epsilon, delta=max(delta, true_delta), neighbouring=REPLACE_ONE, released=released,
             statement=f"Hall et al. (2013) Proposition 2.1, Section 3 kernel machine (sensitivity L kappa / (n lam)); {statement}",
             assumptions=(f"labels in the public classes {list(self.classes_)}", f"loss {self.loss}: convex, "

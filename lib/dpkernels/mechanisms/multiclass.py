@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from dpkernels._validation import check_delta_below_inverse_n, check_epsilon, validate_data
+from dpkernels._validation import check_delta_far_below_inverse_n, check_epsilon, validate_data
 from dpkernels.accounting import compose_guarantees, split_budget
 from dpkernels.mechanisms.base import REPLACE_ONE, Guarantee, ReleaseMixin, resolve_classes
 
@@ -145,7 +145,7 @@ class PrivateOneVsRest(ReleaseMixin, ClassifierMixin, BaseEstimator):
         if "delta" in params and self.delta == 0:
             raise ValueError(f"{type(self.estimator).__name__} is (epsilon, delta)-DP: give PrivateOneVsRest a delta > 0")
         if self.delta > 0:  # the composition states the total: each part's share passing its own check is not enough
-            check_delta_below_inverse_n(float(self.delta), X.shape[0])
+            check_delta_far_below_inverse_n(float(self.delta), X.shape[0])
         # two classes need one release (class 1 against class 0) on the whole budget; K > 2 need K releases
         n_fits = 1 if K == 2 else K
         eps_k, delta_k = split_budget(epsilon, float(self.delta), n_fits)
