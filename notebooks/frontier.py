@@ -308,8 +308,10 @@ for ds in datasets:
 # tested only in the (n, $\varepsilon$) cells where **at least one** of the two mechanisms beats the majority class,
 # both within the cell's budget: a comparison of two useless classifiers says nothing, while one that learns against
 # one that does not is the comparison the claim makes (requiring both to learn left Park's claim against Rubinstein et
-# al.'s PrivateSVM, which learns in no satimage or shuttle cell, untestable by construction).  Per seed, the error
-# difference B - A is averaged over those of the cells the seed ran (the largest sizes run fewer seeds than the small ones); the claim
+# al.'s PrivateSVM, which learns in no satimage or shuttle cell, untestable by construction).  The estimate is the mean
+# over those cells of each cell's mean paired difference B - A, every cell weighted alike, and its standard error is
+# clustered by seed (`A.stratified_difference`: the largest sizes run fewer seeds than the small ones, and one seed's
+# cells share its draws; a seed's mean over the cells it ran would weight the small cells more); the claim
 # **holds** when the one-sided lower confidence bound of the mean is above 0, is **violated** when the upper bound
 # is below 0, and is **inconclusive** otherwise, at level 0.05 divided by the number of claim tests (Bonferroni); the
 # power to detect a difference of one percentage point is stated.
@@ -319,7 +321,8 @@ claims = A.claim_verdicts(res, summary)
 for c, r in zip([c for c in A.CLAIMS for _ in c.datasets], claims.itertuples()):
     checks.record(f"{c.paper}, {c.where}: '{c.quote}' [{r.dataset}: {E.MECHANISMS[r.a].label} beats "
                   f"{E.MECHANISMS[r.b].label}]",
-                  f"paired by seed over the {r.cells} cells where either beats the majority class; one-sided at "
+                  f"cells weighted alike, clustered by seed, over the {r.cells} cells where either beats the majority "
+                  f"class; one-sided at "
                   f"{r.alpha:.4g}", verdicts.Outcome(r.status, r.criterion, r.mean_diff), kind="measured",
                   bound="difference > 0", measured=r.mean_diff if np.isfinite(r.mean_diff) else "no cell",
                   detail=f"{r.n_seeds} seeds; cells: {r.cell_list or 'none'}", id=r.id)

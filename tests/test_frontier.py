@@ -581,7 +581,7 @@ def test_claims_are_tested_where_either_beats_the_majority():
     claim = [c for c in A.CLAIMS if c.id == "F-claim-objective-output-logistic"]
     out = A.claim_verdicts(runs, summary, claim)
     adult = out[out.dataset == "adult"].iloc[0]
-    # per seed, the differences averaged over the cells n = 300 and n = 1000
+    # the mean of the two cells' mean differences (n = 300 and n = 1000)
     assert adult["cells"] == 2 and adult["status"] == "holds" and adult["mean_diff"] == pytest.approx(0.088, abs=1e-3)
     assert adult["cell_list"] == "n=300 eps=1; n=1000 eps=1"
     kdd = out[out.dataset == "kddcup99"].iloc[0]
@@ -590,6 +590,41 @@ def test_claims_are_tested_where_either_beats_the_majority():
                      "chaudhuri-output-logistic": [0.15, 0.151, 0.149, 0.152, 0.15]})
     out = A.claim_verdicts(reverse, A.summarise(reverse), claim)
     assert out[out.dataset == "adult"]["status"].iloc[0] == "violated"
+
+
+def test_claims_weight_cells_alike_when_large_cells_run_fewer_seeds():
+    """Issue 29 D11: the largest sizes run fewer seeds.  Averaging each seed over the cells it ran weighted the small
+    cells more (here 0.008 for a claim whose two cells differ by +0.02 and -0.02); the stratified estimate weights the
+    cells alike (0), its standard error clustered by seed; with every seed in every cell it is the paired t-test on the
+    seeds' means."""
+    wiggle = np.array([0.001, -0.001, 0.002, -0.002, 0.0])
+    small = _runs({"chaudhuri-objective-logistic": list(0.15 + wiggle),
+                   "chaudhuri-output-logistic": list(0.17 + wiggle[::-1])}, n=1000)
+    large = _runs({"chaudhuri-objective-logistic": list(0.15 + wiggle[:3]),
+                   "chaudhuri-output-logistic": list(0.13 + wiggle[2::-1])}, n=40000)
+    runs = pd.concat([small, large], ignore_index=True)
+    cells = [("adult", 1000, 1.0), ("adult", 40000, 1.0)]
+    theta, se, dof, seeds = A.stratified_difference(runs, "chaudhuri-objective-logistic", "chaudhuri-output-logistic",
+                                                    cells)
+    d_small = wiggle[::-1] - wiggle + 0.02
+    d_large = wiggle[2::-1] - wiggle[:3] - 0.02
+    assert theta == pytest.approx((d_small.mean() + d_large.mean()) / 2, abs=1e-12) and abs(theta) < 1e-3
+    assert seeds == 5 and dof == 4
+    v = np.zeros(5)
+    v += (d_small - d_small.mean()) / (2 * 5)
+    v[:3] += (d_large - d_large.mean()) / (2 * 3)
+    assert se == pytest.approx(math.sqrt(5 / 4 * (v ** 2).sum()), rel=1e-12)
+    claim = [c for c in A.CLAIMS if c.id == "F-claim-objective-output-logistic"]
+    adult = A.claim_verdicts(runs, A.summarise(runs), claim).query("dataset == 'adult'").iloc[0]
+    assert adult["mean_diff"] == pytest.approx(theta, abs=1e-12) and adult["n_seeds"] == 5
+    # balanced: the paired t-test on the seeds' means over the cells
+    bal = pd.concat([small, _runs({"chaudhuri-objective-logistic": list(0.15 + wiggle),
+                                   "chaudhuri-output-logistic": list(0.13 + 2 * wiggle)}, n=40000)], ignore_index=True)
+    theta, se, dof, seeds = A.stratified_difference(bal, "chaudhuri-objective-logistic", "chaudhuri-output-logistic",
+                                                    cells)
+    per_seed = (d_small + (wiggle - 0.02)) / 2
+    assert theta == pytest.approx(per_seed.mean(), abs=1e-12) and dof == 4
+    assert se == pytest.approx(per_seed.std(ddof=1) / math.sqrt(5), rel=1e-12)
 
 
 def test_a_claim_against_a_mechanism_that_never_learns_is_untestable():

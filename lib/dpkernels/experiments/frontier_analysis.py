@@ -19,10 +19,11 @@ of :mod:`dpkernels.verdicts`:
   :data:`GAP_MARGIN` times its gap to the non-private reference), the mechanisms it *beats* and those left
   *undecided*; the advice names only the winner and the equivalent mechanisms that also beat the majority class; the
   rows set aside are listed with their errors as references (``set_aside``);
-* **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where both
-  mechanisms beat the majority class: each seed's difference averaged over those of the cells it ran
-  (:func:`paired_differences`), one-sided at level 0.05 / (number of claim tests) (Bonferroni over the family), with
-  the power to detect :data:`MIN_EFFECT` stated;
+* **claims** (:data:`CLAIMS`, the papers' own comparative sentences, quoted), tested only in the cells where either
+  mechanism beats the majority class (:func:`claim_cells`): the mean over those cells of each cell's mean paired
+  difference, every cell weighted alike, with a standard error clustered by seed (:func:`stratified_difference`; the
+  largest sizes run fewer seeds, so a per-seed mean would weight the small cells more), one-sided at level
+  0.05 / (number of claim tests) (Bonferroni over the family), with the power to detect :data:`MIN_EFFECT` stated;
 * **the ablation** (:func:`ablation`): each public rule rerun with its constant times 0.1 and 10; per cell, the
   winner with all constants scaled alike, the mechanisms that win under *some* combination of the constants, and
   whether the rule's winner stays the winner under every combination (on mean errors);
@@ -52,7 +53,7 @@ __all__ = [
     "Claim",
     "CLAIMS",
     "QUESTIONS",
-    "paired_differences",
+    "stratified_difference",
     "summarise",
     "recommendation_map",
     "set_aside",
@@ -149,22 +150,45 @@ def _eps_key(eps: object) -> float:
     return -1.0 if eps is None or (isinstance(eps, float) and math.isnan(eps)) else float(eps)
 
 
-def paired_differences(df: pd.DataFrame, a: str, b: str, cells: Sequence[tuple[str, int, float]]) -> pd.Series:
-    """Per seed, the mean over ``cells`` ((dataset, n, epsilon)) of error(b) - error(a) (positive: a is better), over
-    the cells in which the seed ran both mechanisms (the largest sizes run fewer seeds than the small ones: a seed's
-    mean then covers the cells it has; seeds are independent draws of the test set, the training rows and the
-    noise, so they stay the test's units)."""
+def stratified_difference(df: pd.DataFrame, a: str, b: str, cells: Sequence[tuple[str, int, float]]
+                          ) -> tuple[float, float, int | None, int]:
+    """The mean over ``cells`` ((dataset, n, epsilon)) of each cell's mean paired difference error(b) - error(a)
+    (positive: a is better), every cell weighted alike, and its standard error clustered by seed.
+
+    The cells' seeds are unbalanced (the largest sizes run fewer seeds), and one seed's runs in different cells share
+    its draws (issue 29, D11).  With k_c seeds in cell c, C cells and S seeds, the estimate is
+    theta = (1/C) sum_c dbar_c = sum_s u_s with u_s = sum_{c run by s} d_sc / (C k_c), a sum over independent seeds;
+    its variance is estimated from the seeds' centred terms v_s = sum_c (d_sc - dbar_c) / (C k_c) as
+    S / (S - 1) sum_s v_s^2 (the cluster-robust estimator with its small-sample factor), with S - 1 degrees of freedom.
+    With every seed in every cell this is exactly the paired t-test on the seeds' means over the cells.  A cell run by
+    fewer than two seeds carries no spread and is left out.
+
+    Returns
+    -------
+    (theta, se, dof, S)
+        NaN, NaN, None, 0 when no cell has two seeds; se NaN and dof None with a single seed.
+    """
     if not cells:
-        return pd.Series(dtype=float)
+        return math.nan, math.nan, None, 0
     sel = df.assign(_e=df["epsilon"].map(_eps_key))
     keys = pd.MultiIndex.from_tuples([(d, int(n), _eps_key(e)) for d, n, e in cells], names=["dataset", "n_train", "_e"])
-    out = []
+    err = {}
     for m in (a, b):
         s = sel[sel["mechanism"] == m].set_index(["dataset", "n_train", "_e", "seed"])["error"]
-        s = s[s.index.droplevel("seed").isin(keys)]
-        out.append(s)
-    diff = (out[1] - out[0]).dropna()
-    return diff.groupby(level="seed").mean()
+        err[m] = s[s.index.droplevel("seed").isin(keys)]
+    wide = (err[b] - err[a]).dropna().unstack(["dataset", "n_train", "_e"])  # seeds x cells
+    k = wide.notna().sum(axis=0)
+    wide = wide.loc[:, k >= 2]
+    wide = wide.loc[wide.notna().any(axis=1)]
+    if wide.shape[1] == 0:
+        return math.nan, math.nan, None, 0
+    k, C, S = wide.notna().sum(axis=0), wide.shape[1], wide.shape[0]
+    means = wide.mean(axis=0)
+    theta = float(means.mean())
+    if S < 2:
+        return theta, math.nan, None, S
+    v = ((wide - means) / (C * k)).sum(axis=1)  # NaN (a cell the seed did not run) adds nothing
+    return theta, float(math.sqrt(S / (S - 1) * float((v ** 2).sum()))), S - 1, S
 
 
 def _mean_se(x: pd.Series | np.ndarray) -> tuple[float, float, int]:
@@ -445,8 +469,9 @@ def never_learns(summary: pd.DataFrame, a: str, b: str, dataset: str) -> list[st
 
 def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Claim] = CLAIMS,
                    pairs: Sequence[tuple[str, str, str]] | None = None) -> pd.DataFrame:
-    """One verdict per (claim, data set): "a beats b" on the per-seed difference averaged over the cells where either
-    beats the majority class (:func:`claim_cells`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
+    """One verdict per (claim, data set): "a beats b" on the cells' mean paired difference, the cells where either
+    beats the majority class (:func:`claim_cells`) weighted alike, its standard error clustered by seed
+    (:func:`stratified_difference`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
     with the reason, when no cell qualifies or when either mechanism never beats the majority class
     (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over
     every data set."""
@@ -456,8 +481,7 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     rows = []
     for cid, a, b, ds, text in items:
         cells = claim_cells(summary, a, b, ds)
-        diff = paired_differences(df, a, b, cells)
-        mean, se, k = _mean_se(diff)
+        mean, se, dof, k = stratified_difference(df, a, b, cells)
         never = never_learns(summary, a, b, ds)
         if not cells:
             out = verdicts.Outcome("inconclusive", "no (n, epsilon) cell where either mechanism beats the majority class")
@@ -466,7 +490,7 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
                                    "in no cell within its budget, so 'beating' it is beating a classifier that learns "
                                    "nothing")
         else:
-            out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=k - 1 if k > 1 else None, alpha=alpha)
+            out = verdicts.difference_verdict(mean, se, min_effect=MIN_EFFECT, df=dof, alpha=alpha)
         rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": len(cells),
                      "cell_list": "; ".join(f"n={n} eps={e:g}" for _, n, e in cells), "n_seeds": k,
                      "mean_diff": mean, "se": se, "alpha": alpha, "status": out.status, "criterion": out.criterion,
