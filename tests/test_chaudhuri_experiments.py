@@ -182,6 +182,38 @@ def test_kdd_sample_has_the_reading_composition():
     assert np.array_equal(dos.X, d.X)  # the same rows: only the labels differ
 
 
+def _row_multiset(X, y):
+    """Rows as a multiset of (sorted non-zero values, label): equal for two matrices whose rows agree up to the order
+    of rows and of columns."""
+    from collections import Counter
+
+    return Counter((tuple(np.round(np.sort(r[r != 0]), 10)), float(t)) for r, t in zip(X, y))
+
+
+def test_a_later_implementations_adult_preparation_is_ours_less_two_rows():
+    """Issue 28 item 4, an independent public implementation as a reading of Adult: Iyengar et al.'s benchmark
+    (``datasets/preprocess/adult.py``, read for Yu et al.'s protocol, :func:`dpkernels.experiments.yu2020.protocol.
+    iyengar_adult`) keeps 45,220 of our 45,222 rows with the same column maxima and one-hot blocks.  Its rows scaled to
+    unit norm (Section 7.1's normalisation, our reading) are ours less two rows, and divided by the largest row norm
+    they are A-row-max's variant less the same two rows: as a reading it is void (two rows of 45,222 cannot move a
+    printed error detectably, ERRATA C6), so it is recorded, not run."""
+    from dpkernels.datasets import load_adult
+    from dpkernels.experiments.yu2020.protocol import iyengar_adult
+
+    try:
+        split = iyengar_adult()
+    except DatasetUnavailable:
+        pytest.skip("Adult files unavailable")
+    X = np.vstack([split.X_train, split.X_test])
+    y = np.concatenate([split.y_train, split.y_test])
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    for ours, theirs in ((load_adult(preprocess="chaudhuri"), X / norms),
+                         (load_adult(preprocess="chaudhuri", row_normalization="max"), X / norms.max())):
+        a, b = _row_multiset(ours.X, ours.y), _row_multiset(theirs, y)
+        assert sum((b - a).values()) == 0 and sum((a - b).values()) == 2
+        assert ours.X.shape == (45222, 105) and theirs.shape == (45220, 104)
+
+
 def _np_columns(values):
     pub = {(loss, float(e)): v for (loss, m), vals in E.PUBLISHED_TABLES["kddcup99"].items() if m == "non-private"
            for e, v in zip(E.LAMBDA_EXPONENTS["kddcup99"], vals)}
