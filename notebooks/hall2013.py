@@ -317,8 +317,8 @@ ne
 # (`HB.kde_risk`: products of Gaussians integrate over the box to normal CDFs), split into $\text{bias}^2 + \text{variance}$
 # (sampling) and the privacy part $s^2 \sup K$.  Monte Carlo (fresh data, evaluation points and noise per run) must
 # agree with it, part by part (within $\pm 10\%$ relative, by a 90% interval: our formula, a `consistency` row).
-# Journal convention, analytic calibration, $\varepsilon = 1$, $\delta = 10^{-6}$ (at most $1/(10 n)$ at every $n$ here, up
-# to 20,000: the library refuses a larger $\delta$).
+# Journal convention, analytic calibration, $\varepsilon = 1$, $\delta = 10^{-6}$ (at most $1/(10 n)$ at every $n$
+# here, up to 20,000: the library refuses a larger $\delta$).
 
 # %%
 mise_cfg = [(1, 300, 0.04), (1, 3000, 0.025), (1, 20000, 0.015), (2, 2000, 0.05)]
@@ -346,7 +346,8 @@ axes[1].plot([], [], "x", color="k", ms=9, mew=2, label="exact risk")
 axes[1].set(xscale="log", yscale="log", xlabel="n (rows); sigma = " + ", ".join(f"{s:g}" for s in d1.sigma.unique()),
             ylabel="MISE part", title=f"Monte Carlo ({int(mm.n_runs.iloc[0])} runs) against the exact risk, d = 1")
 axes[1].legend(fontsize=8)
-fig.suptitle("Private KDE (journal convention, analytic calibration, eps = 1, delta = 1e-6): sampling and privacy parts")
+fig.suptitle("Private KDE (journal convention, analytic calibration, eps = 1, delta = 1e-6): sampling and privacy "
+             "parts")
 save(fig, "figure_mise_vs_n")
 
 # %% [markdown]

@@ -262,7 +262,8 @@ def test_delta_not_far_below_one_over_n_is_refused(name, make, X, y):
 @pytest.mark.parametrize("name, make, X, y", RELEASE_CASES, ids=[c[0] for c in RELEASE_CASES])
 def test_a_stated_delta_not_far_below_one_over_n_is_no_release(name, make, X, y):
     """calibration="hall" beyond Proposition 1.1's range states the calibration's exact delta, above the one asked
-    for: above 1/(10 n) the fit is not a release (status "not private", the note says why), with fresh randomness too."""
+    for: above 1/(10 n) the fit is not a release (status "not private", the note says why), with fresh randomness
+    too."""
     n = X.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # CalibrationWarning (the point), UnsafeNoiseWarning

@@ -13,8 +13,9 @@ you pass): no private data are touched.
   :class:`dpkernels.PublicBoundsScaler`); a multi-class task names its number of
   classes (labels 0, ..., K - 1).
 * delta must be at most 1/(10 n) (:class:`ValueError` otherwise, as the library's fits: a delta near 1/n allows
-  releasing a whole row with that probability).  The committed cells ran at their own delta (1e-6 on the grid); where yours differs the answer says
-  so: errors and intervals are read at the cells' delta, the estimator is built at yours.
+  releasing a whole row with that probability).  The committed cells ran at their own delta (1e-6 on the grid);
+  where yours differs the answer says so: errors and intervals are read at the cells' delta, the estimator is built
+  at yours.
 * n and epsilon must lie within the committed grid: the mean test error of each mechanism is *read* at a committed
   cell, or *interpolated* linearly in (log n, log epsilon) between the two or four committed cells around yours.
 * The 95% interval is for the frontier's mean test error over seeds at your (n, epsilon) on the data set it rests on.

@@ -750,7 +750,8 @@ class ObjectivePerturbation(_ChaudhuriERM):
             delta = plan.delta(epsilon)
             if delta > delta_ceiling(n):  # decided from public constants, before any noise is drawn or data solved
                 raise ValueError(f"the floating-point-safe release would state delta = {delta:.3g}, above 1/(10 n) = "
-                                 f"{delta_ceiling(n):.3g} (epsilon = {epsilon:g}, n = {n}, d = {d}: public constants); lower "
+                                 f"{delta_ceiling(n):.3g} (epsilon = {epsilon:g}, n = {n}, d = {d}: public constants); "
+                                 "lower "
                                  "epsilon, or use noise='continuous' to reproduce the paper (not a release)")
             f = fp_safe_objective_releases(design, loss, Lambda, params, 1, rng, data_norm=R, center=w0)[0][0]
             self.release_grid_ = plan.grid
