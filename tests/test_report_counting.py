@@ -363,3 +363,34 @@ def test_a_large_relative_difference_is_not_read_as_negligible():
     assert _below_text(True, rel[0]) == "yes in absolute terms, but 26% of the published number"
     assert _below_text(True, rel[1]) == "yes" and _below_text(False, rel[0]) == "no"
 
+
+
+def test_numbers_printed_twice_are_counted_once_on_the_shared_keys():
+    """Referee L1: a figure's point that is a table's entry is paired and classed in both; totals.csv counts such
+    repeats (the same value and the same data set, loss, method and epsilon; two non-private numbers have no epsilon),
+    and a number equal in value only is no repeat.  The committed totals are what the committed tables give."""
+    from dpkernels.report import REPEATED, REPO_ROOT, repeated_numbers
+
+    nan = float("nan")
+    table = pd.DataFrame({"dataset": ["adult"] * 3, "loss": ["logistic", "logistic", "logistic"],
+                          "method": ["objective", "output", "non-private"], "epsilon": [0.1, 0.1, nan],
+                          "source": "published", "value": [0.2161, 0.30, 0.1533]})
+    figure = pd.DataFrame({"dataset": ["adult"] * 4, "loss": ["logistic", "huber", "logistic", "logistic"],
+                           "method": ["objective", "output", "non-private", "objective"],
+                           "epsilon": [0.1, 0.1, nan, 0.2], "source": "published", "value": [0.2161, 0.30, 0.1533, 0.2161]})
+    assert repeated_numbers({"table_1": table, "figure_2": figure}) == 2
+    # sharing only the data set, every equal value repeats
+    assert repeated_numbers({"table_1": table, "figure_2": figure.drop(columns=["loss", "method", "epsilon"])}) == 4
+    assert repeated_numbers({"table_1": table}) == 0
+    root = REPO_ROOT / "paper_figures"
+    totals = pd.read_csv(root / "totals.csv").set_index("paper")
+    for paper in totals.index:
+        tables = {}
+        for t in sorted((root / paper).glob("*.csv")):
+            if t.name in ("checks.csv", "hypotheses.csv"):
+                continue
+            df = pd.read_csv(t, keep_default_na=False, na_values=[""])
+            if {"source", "value"} <= set(df.columns) and (df["source"] == "published").any():
+                tables[t.stem] = df
+        assert totals.loc[paper, REPEATED] == repeated_numbers(tables), paper
+    assert totals.loc["chaudhuri2011", REPEATED] == 7

@@ -62,6 +62,9 @@ __all__ = [
     "NOTABLE_RELATIVE",
     "relative_difference",
     "FITTED_DIFFERS",
+    "REPEATED",
+    "REPEAT_KEYS",
+    "repeated_numbers",
     "below_min_effect",
     "number_kind",
     "in_scope",
@@ -615,9 +618,39 @@ BELOW_MIN_EFFECT_NOTABLE = "differ, unexplained, below the minimum effect, by >=
 #: Column of ``totals.csv``: the ``fitted`` numbers (a reading rule was chosen on them) that still differ significantly
 #: from ours (``|t|`` beyond the cut): the chosen reading does not reproduce them either, which ``fitted`` alone hides.
 FITTED_DIFFERS = "fitted, significantly different"
+#: Column of ``totals.csv``: the published numbers that repeat one of another table of the same paper (a figure's point
+#: that is a table's entry), counted once here; both occurrences are paired and classed, so the class counts hold them
+#: twice (referee L1).
+REPEATED = "published numbers printed twice (counted in both tables)"
+#: The columns on which two tables' published numbers are the same entry (those of them both tables have).
+REPEAT_KEYS = ("dataset", "loss", "method", "epsilon")
 #: Classes that are no comparison at all (timings from another machine, settings we set to match): left out of the
 #: per-kind ``paired`` counts, whose agreements they could never be.
 UNCOMPARED = ("not comparable", "input")
+
+
+def repeated_numbers(tables: dict[str, pd.DataFrame]) -> int:
+    """How many published numbers of ``tables`` (name -> a table with ``source`` and ``value``) repeat a published
+    number of a table later in name order: the same value and the same entries in the :data:`REPEAT_KEYS` both tables
+    have (two missing epsilons, non-private numbers, are the same), each counted once.  Tables that share none of
+    those columns repeat nothing."""
+    def keys(df: pd.DataFrame, cols: list[str]) -> list[tuple]:
+        pub = df[df["source"] == "published"]
+        value = pd.to_numeric(pub["value"], errors="coerce")
+        return [tuple("" if pd.isna(r[c]) else str(r[c]) for c in cols) + (float(v),)
+                for (_, r), v in zip(pub.iterrows(), value) if np.isfinite(v)]
+
+    names = sorted(tables)
+    out = 0
+    for i, a in enumerate(names):
+        repeats = np.zeros(len(keys(tables[a], [])), dtype=bool)
+        for b in names[i + 1:]:
+            cols = [c for c in REPEAT_KEYS if c in tables[a].columns and c in tables[b].columns]
+            if cols:
+                theirs = set(keys(tables[b], cols))
+                repeats |= np.array([k in theirs for k in keys(tables[a], cols)], dtype=bool)
+        out += int(repeats.sum())
+    return out
 
 
 def below_min_effect(paired: pd.DataFrame) -> pd.Series:
@@ -702,6 +735,7 @@ def build_report(root: Path | None = None) -> Path:
         hyp = read_hypotheses(pdir / "hypotheses.csv")
         tables = sorted(t for t in pdir.glob("*.csv") if t.name not in ("checks.csv", "hypotheses.csv"))
         n_pairs, n_unpaired, n_small, n_small_notable, n_fitted_differs = 0, 0, 0, 0, 0
+        published_tables: dict[str, pd.DataFrame] = {}
         classes = {c: 0 for c in CLASSES}
         by_kind = {f"{what} {k}": 0 for k in NUMBER_KINDS for what in ("paired", "agree")}
         body = [f"## {PAPER_TITLES.get(pdir.name, pdir.name)}\n"]
@@ -718,6 +752,7 @@ def build_report(root: Path | None = None) -> Path:
             df = pd.read_csv(t, keep_default_na=False, na_values=[""])
             if "source" not in df.columns or "value" not in df.columns or not (df["source"] == "published").any():
                 continue
+            published_tables[t.stem] = df
             paired = compare_table(df, hyp, table=t.stem)
             published = pd.to_numeric(df.loc[df["source"] == "published", "value"], errors="coerce")
             n_unpaired += int(np.isfinite(published).sum()) - len(paired)
@@ -756,6 +791,7 @@ def build_report(root: Path | None = None) -> Path:
                        BELOW_MIN_EFFECT_NOTABLE: n_small_notable,
                        FITTED_DIFFERS: n_fitted_differs,
                        "published numbers not reproduced": n_unpaired,
+                       REPEATED: repeated_numbers(published_tables),
                        **by_kind, "figures": len(figs)})
         sections.append("\n".join(body))
     tot = pd.DataFrame(totals)
@@ -786,7 +822,8 @@ def build_report(root: Path | None = None) -> Path:
         head += ["### Checks: verdicts per kind\n", _md_table(short),
                  "### Published numbers: classes\n",
                  _md_table(tot[["paper", "published numbers paired", *CLASS_COLUMNS.values(), BELOW_MIN_EFFECT,
-                                BELOW_MIN_EFFECT_NOTABLE, FITTED_DIFFERS, "published numbers not reproduced"]]),
+                                BELOW_MIN_EFFECT_NOTABLE, FITTED_DIFFERS, "published numbers not reproduced",
+                                REPEATED]]),
                  "### Informative agreements per kind of number (agree / paired; the paired count includes fitted "
                  "numbers, never agreements, and leaves out the numbers that are not comparable and the inputs)\n",
                  _md_table(pd.DataFrame({"paper": tot["paper"], **{k: [f"{a} / {p}" for a, p in zip(tot[f"agree {k}"], tot[f"paired {k}"])]
@@ -804,7 +841,9 @@ def build_report(root: Path | None = None) -> Path:
                     f"{cls['differ, unexplained']} differ without one ({int(tot[BELOW_MIN_EFFECT].sum())} of them by less "
                     f"than the comparison's minimum effect, {int(tot[BELOW_MIN_EFFECT_NOTABLE].sum())} of those by 10% "
                     f"or more of the published number), {cls['not comparable']} not comparable, "
-                    f"{cls['input']} inputs); {int(tot['published numbers not reproduced'].sum())} published numbers have "
+                    f"{cls['input']} inputs; {int(tot[REPEATED].sum())} of the paired numbers are printed twice, a "
+                    "figure's point that is a table's entry, and are counted in both tables); "
+                    f"{int(tot['published numbers not reproduced'].sum())} published numbers have "
                     "no reproduction (a setting the profile does not run, or data we do not have: each notebook says which).\n")
     else:
         head.append("_(no papers)_\n")
