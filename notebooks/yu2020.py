@@ -123,17 +123,21 @@ print(stable_text(pd.Series({"AMP lambda": cal_amp.lam, "AMP sigma_1 (b)": cal_a
 # %% [markdown]
 # ## Privacy audits
 #
-# Each estimator on an adversarial one-dimensional pair (a row $x^*$ whose label flips, the other rows zero), releases
-# drawn by the estimator's own code, a 95% lower bound on $\varepsilon$ (`dpkernels.audit`), and a negative control with too
-# little noise that the audit must catch (`dpkernels.experiments.yu2020.audits`).  For DP-GD, DP-SGD and output-SGD the
-# pair attains the calibrated sensitivity: its exact $\varepsilon$ is the claim.  AMP's pair moves its noise's shift by
-# half the bound it charges, so its control needs a larger violation.
+# Each estimator on an adversarial pair, releases drawn by the estimator's own code, a 95% lower bound on
+# $\varepsilon$ (`dpkernels.audit`), and a negative control with too little noise that the audit must catch
+# (`dpkernels.experiments.yu2020.audits`).  DP-GD, DP-SGD and output-SGD: a one-dimensional pair (a row $x^*$ whose
+# label flips, the other rows zero) that attains the calibrated sensitivity, so its exact $\varepsilon$ is the claim.
+# AMP: a flipped label moves its noise's shift by half the $2R$ it charges, so its pair lies in the plane instead (a
+# row and its mirror image, both misclassified by a minimiser the other rows pin along the first axis), which moves
+# the shift by most of $2R$ (`b_shift`); `epsilon_pair_linear` is the Gaussian mechanism's $\varepsilon$ at that
+# shift, what the pair can show at most.
 
 # %%
 audits = A.run_audits(P["audit_releases"], amp_releases=P["audit_amp_releases"], random_state=seed)
 R.record_audits(checks, audits)
 checks.show_new()
-audits[["estimator", "mechanism", "epsilon_claimed", "epsilon_pair_exact", "epsilon_lb", "epsilon_hat", "n_releases"]]
+audits[["estimator", "mechanism", "epsilon_claimed", "epsilon_pair_exact", "epsilon_pair_linear", "b_shift",
+        "epsilon_lb", "epsilon_hat", "n_releases"]]
 
 # %% [markdown]
 # ## Data: Iyengar et al.'s preparation

@@ -269,6 +269,20 @@ def test_audits_catch_their_controls():
     assert osgd.loc["as calibrated", "pair_sensitivity_ratio"] == pytest.approx(1.0, rel=1e-6)
 
 
+def test_amp_audit_in_the_plane_shifts_b_by_nearly_the_2r_charged():
+    """Issue 29 D12: the flipped label shifted AMP's b by R (|l'(z) + l'(-z)| = 1), half the 2R the calibration
+    charges; the mirror-image pair in the plane, both versions misclassified, shifts it by more than 1.3 R, so the
+    audit can show a larger share of eps (the lower bound was 0.024 of 1 on the old pair).  The calibrated mechanism
+    is not refuted and the control (noises / 8) is caught."""
+    amp = A.audit_amp(20_000, random_state=3).set_index("mechanism")
+    ok = amp.loc["as calibrated"]
+    assert 1.3 < ok.b_shift <= 2.0 and 0.3 < ok.epsilon_pair_linear < 1.0
+    assert ok.epsilon_lb <= 1.0 < amp.loc["negative control: both sigmas / 8", "epsilon_lb"]
+    X, X2, y = A.amp_plane_pair(200)
+    assert np.allclose(np.linalg.norm(X, axis=1), 1.0) and np.array_equal(X[1:], X2[1:])
+    assert np.allclose(X[0] * [1, -1], X2[0])  # mirror images: the same loss at w* up to the sign of w*'s second entry
+
+
 def test_dp_sgd_audit_pair_is_the_accountants():
     sgd = A.audit_dp_sgd(100_000, random_state=3).set_index("mechanism")
     assert sgd.loc["as calibrated", "epsilon_pair_exact"] <= 1.0 + 1e-9

@@ -2,7 +2,7 @@
 (too little noise) that the audit must catch, and, where the pair attains the calibrated sensitivity, the pair's
 exact epsilon.
 
-Pair (all four): D holds (x*, +1) and m - 1 rows x = 0 (label +1; their loss gradients vanish), D' flips the first
+Pair (DP-GD, DP-SGD and output-SGD): D holds (x*, +1) and m - 1 rows x = 0 (label +1; their loss gradients vanish), D' flips the first
 label.  Releases are drawn with the estimators' own ``sample_releases`` (keep_nonprivate fits: the same code path as
 ``fit``), the statistic is the released weight (large values favour D in every pair: the audit's rejection regions
 are {score > t} for D and {score <= t} for D'), and
@@ -13,8 +13,12 @@ epsilon for an (epsilon, delta) claim.
   so the steps differ by exactly 2C/m and, with a small step, the last iterate is Gaussian: the pair is tight.
 * DP-SGD, one step: the batch sum is 0 or -C (D) against 0 or +C (D'): exactly dp-accounting's REPLACE_ONE pair.
 * Output-perturbed SGD, Huber loss (l' = -1 below 1 - h): the non-private outputs differ by exactly 2 k eta R / b.
-* AMP: the logistic pair moves b's shift by ``|l'(z) + l'(-z)|`` R = R only (the bound charges 2R): the audit is not tight;
-  its control scales both noises by 1/8 (the pair is far from the calibration's worst case, so only a large violation shows).
+* AMP, in the plane (issue 29, D12): a flipped label moves b's shift by ``|l'(z) + l'(-z)|`` R = R only, half the 2R the
+  calibration charges; a row whose two versions are mirror images, (-u, s) and (-u, -s), both misclassified by a
+  minimiser that m - 1 rows (1, 0) pin along the first axis, moves it by 2 s ``|l'(z)|``, close to 2R.  The statistic is
+  the released weight's second coordinate; the pair's epsilon at the non-private minimiser's shift (the Gaussian
+  mechanism at that shift, linearised: the shift varies little near the minimiser, and the Jacobian terms of the two
+  versions are equal by symmetry) says how much of eps it can show.  The control scales both noises by 1/8.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from dpkernels.mechanisms.gradient import (
 )
 from dpkernels.accounting import gaussian_epsilon
 
-__all__ = ["audit_pair", "audit_dp_gd", "audit_dp_sgd", "audit_output_sgd", "audit_amp", "run_audits"]
+__all__ = ["audit_pair", "amp_plane_pair", "audit_dp_gd", "audit_dp_sgd", "audit_output_sgd", "audit_amp", "run_audits"]
 
 Array = NDArray[np.float64]
 
@@ -120,22 +124,43 @@ def audit_output_sgd(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5,
     return pd.DataFrame(rows)
 
 
-def audit_amp(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, m: int = 20, alpha: float = 0.05,
-              random_state: int = 0) -> pd.DataFrame:
-    """:class:`ApproximateMinimaPerturbation` on the pair (x* = 1, R = 1): as calibrated, and the control with both noise
-    scales divided by 8.  The pair moves b's shift by R, half the 2R the calibration charges: no exact epsilon.  gamma =
-    1e-6 (public) keeps the output noise small, so that the audit sees the objective perturbation (at m = 20 the
-    default 1 / m^2 makes the output noise dominate)."""
-    X, y1, y2 = audit_pair(m, 1.0)
-    fits = [ApproximateMinimaPerturbation(epsilon=epsilon, delta=delta, gamma=1e-6, keep_nonprivate=True).fit(X, y)
-            for y in (y1, y2)]
+def amp_plane_pair(m: int, u: float = 0.5) -> tuple[Array, Array, Array]:
+    """(X_D, X_D', y): m - 1 rows (1, 0) and a first row (-u, s) in D, its mirror image (-u, -s) in D' (s = sqrt(1 -
+    u^2), ||x|| = 1); every label +1."""
+    s = math.sqrt(1.0 - u * u)
+    X = np.zeros((m, 2))
+    X[1:, 0] = 1.0
+    X[0] = (-u, s)
+    X2 = X.copy()
+    X2[0] = (-u, -s)
+    return X, X2, np.ones(m)
+
+
+def audit_amp(n_releases: int, epsilon: float = 1.0, delta: float = 1e-5, m: int = 200, u: float = 0.5,
+              alpha: float = 0.05, random_state: int = 0) -> pd.DataFrame:
+    """:class:`ApproximateMinimaPerturbation` on the plane pair (:func:`amp_plane_pair`, R = 1): as calibrated, and the
+    control with both noise scales divided by 8.  gamma = 1e-6 (public) keeps the output noise small, so that the audit
+    sees the objective perturbation.  ``b_shift`` is the pair's shift of b at the minimiser of D's objective with its
+    noise scaled by 1e-4, ``epsilon_pair_linear`` the Gaussian mechanism's epsilon at that shift and the calibrated
+    sigma (module docstring); the pair's exact epsilon is not computed."""
+    from dpkernels.accounting import gaussian_epsilon
+
+    XD, XD2, y = amp_plane_pair(m, u)
+    fits = [ApproximateMinimaPerturbation(epsilon=epsilon, delta=delta, gamma=1e-6, classes=[-1, 1],
+                                          keep_nonprivate=True).fit(Z, y) for Z in (XD, XD2)]
+    cal = fits[0].calibration_
+    w0 = fits[0].sample_releases(1, np.random.default_rng([random_state, 7]), sigma_scale=1e-4)[0]
+    lp = [-1.0 / (1.0 + math.exp(float(x @ w0))) for x in (XD[0], XD2[0])]  # l'(z) of the logistic loss
+    shift = float(np.linalg.norm(lp[0] * XD[0] - lp[1] * XD2[0]))
     rng = np.random.default_rng(random_state + 1)
     rows = []
     for label, s in (("as calibrated", 1.0), ("negative control: both sigmas / 8", 0.125)):
-        a = fits[0].sample_releases(n_releases, rng, sigma_scale=s)[:, 0]
-        b = fits[1].sample_releases(n_releases, rng, sigma_scale=s)[:, 0]
+        a = fits[0].sample_releases(n_releases, rng, sigma_scale=s)[:, 1]
+        b = fits[1].sample_releases(n_releases, rng, sigma_scale=s)[:, 1]
+        linear = gaussian_epsilon(cal.sigma_objective * s, delta, shift) if s == 1.0 else math.nan
         rows.append(_row(label, fits[0].guarantee_.epsilon, delta, a, b, alpha, random_state, epsilon_pair_exact=math.nan,
-                         sigma_objective=fits[0].calibration_.sigma_objective * s))
+                         epsilon_pair_linear=linear, b_shift=shift, sigma_objective=cal.sigma_objective * s,
+                         pair="plane"))
     return pd.DataFrame(rows)
 
 
