@@ -167,7 +167,13 @@ def test_p1_states_its_power_and_false_acceptance():
     h = E.hypotheses(E.table_7_1(), pd.DataFrame(columns=["dataset"]))
     p1 = h[h.hypothesis == "P1"]
     assert len(p1) == 2 and p1.accepted.all()
-    assert (p1.false_acceptance.astype(float) == round(1 / (33 * 9), 6)).all() and (p1.power.astype(float) == 1).all()
+    assert (p1.false_acceptance.astype(float) == round(1 / (33 * 9), 6)).all()
+    # the power is a property of the test (rejecting a wrong pair), not of its outcome: 1 - false acceptance, as P17's
+    assert (p1.power.astype(float) == round(1 - 1 / (33 * 9), 6)).all()
+    t71 = E.table_7_1()
+    t71.loc[(t71.dataset == "iris") & (t71.column == "dims") & (t71.source == "published"), "value"] = 5
+    rejected = E.hypotheses(t71, pd.DataFrame(columns=["dataset"])).set_index(["hypothesis", "dataset"]).loc[("P1", "iris")]
+    assert not bool(rejected.accepted) and float(rejected.power) == round(1 - 1 / (33 * 9), 6)
     acc = h[h.accepted.astype(bool)]
     assert acc.power.astype(float).notna().all() and acc.false_acceptance.astype(float).notna().all(), acc.hypothesis
 
