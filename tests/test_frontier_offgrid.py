@@ -11,7 +11,7 @@ import pytest
 from dpkernels.experiments import frontier_offgrid as O
 from dpkernels.report import REPO_ROOT
 
-COMMITTED = REPO_ROOT / "paper_figures" / "frontier"
+COMMITTED = REPO_ROOT / "paper_figures" / "recommend"
 
 
 def _committed() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -14,7 +14,7 @@ releases fell in ``release_interval``.
 
 ``python -m dpkernels.experiments.frontier_offgrid [--out DIR] [--jobs N]`` runs the points and writes
 ``offgrid_runs.csv`` (one row per point and seed) and ``offgrid.csv`` (one row per point, against the committed
-results) into ``DIR`` (default ``build/offgrid``); the committed copies are in ``paper_figures/frontier/`` (about
+results) into ``DIR`` (default ``build/offgrid``); the committed copies are in ``paper_figures/recommend/`` (about
 two minutes on 2 cores). The runs are reproductions (seeded), not releases."""
 
 from __future__ import annotations
