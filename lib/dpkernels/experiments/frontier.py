@@ -868,7 +868,7 @@ def validate_config(config: dict[str, Any]) -> None:
     else:
         if eps is None or not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps > 0):
             raise ValueError(f"epsilon must be a finite number > 0, got {eps!r}")
-        if not (isinstance(delta, float) and 0.0 < delta <= 1.0 / (10.0 * config["n_train"])):
+        if not (isinstance(delta, float) and 0.0 < delta <= delta_ceiling(config["n_train"])):
             raise ValueError(f"delta must lie in (0, 1/(10 n_train)], far below 1/n, got {delta!r}")
     scale = config.get("scale", 1.0)
     if not (isinstance(scale, float) and math.isfinite(scale) and scale > 0):
