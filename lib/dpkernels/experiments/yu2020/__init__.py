@@ -11,6 +11,8 @@ Rooms by role:
 * :mod:`~dpkernels.experiments.yu2020.variants`: the runs of the hypotheses' variants, as a command of their own (``registered_runs.csv``);
 * :mod:`~dpkernels.experiments.yu2020.audits`: privacy audits of the four estimators with negative controls;
 * :mod:`~dpkernels.experiments.yu2020.records`: the comparison table (``source`` column) and its classes.
+* :mod:`~dpkernels.experiments.yu2020.fair`: the frontier's fair protocol (public rules, private selection) at Yu et al.'s
+  setting, beside the published numbers.
 """
 
 from __future__ import annotations

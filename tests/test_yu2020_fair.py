@@ -1,0 +1,92 @@
+"""The frontier's fair protocol at Yu et al.'s setting (:mod:`dpkernels.experiments.yu2020.fair`): the public
+per-row map, the recommended row asked inside the committed grid, fits that state the asked budget, and the target
+check, which fails on a row that misses the published accuracy or overspends."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpkernels.experiments.yu2020 import fair as F
+from dpkernels.experiments.yu2020.protocol import Split
+from dpkernels.experiments.yu2020.readings import PUBLISHED_TABLE_2
+from dpkernels.report import Checks
+
+
+def test_unit_ball_clips_long_rows_and_keeps_short_ones():
+    X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
+    Y = F.unit_ball(X)
+    np.testing.assert_allclose(Y[0], [0.6, 0.8])
+    np.testing.assert_array_equal(Y[1:], X[1:])
+    assert np.all(np.linalg.norm(Y, axis=1) <= 1.0)
+
+
+def test_frontier_rows_and_their_labels():
+    rows = F.frontier_rows(["DP-GD", "AMP"], ["rule", "selected"])
+    assert rows == ["noisy-gd", "noisy-gd-selected", "amp", "amp-selected"]
+    assert F._method_protocol("noisy-gd-selected") == ("DP-GD", "selected")
+    assert F._method_protocol("chaudhuri-objective-huber") == ("chaudhuri-objective-huber", "rule")
+
+
+def test_frontier_answer_is_asked_inside_the_committed_grid():
+    """Adult's 36,176 training rows are beyond the frontier's largest Adult size: the answer is the committed one at
+    that size (the frontier does not extrapolate), read from the committed results."""
+    sizes = pd.read_csv(F.__file__.rsplit("/lib/", 1)[0] + "/paper_figures/frontier/summary.csv",
+                        usecols=["dataset", "n_train"])
+    largest = int(sizes.loc[sizes.dataset == "adult", "n_train"].max())
+    row, at = F.frontier_answer("adult", largest + 3_176, 104)
+    assert at == largest
+    assert row in F.frontier_rows(list(F.FRONTIER_ROWS)) or row.startswith(("chaudhuri", "bassily", "hall"))
+
+
+@pytest.fixture(scope="module")
+def small_split() -> Split:
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1_200, 6)) * 2.0  # rows well outside the unit ball
+    w = np.array([1.0, -1.0, 0.5, 0.0, 0.0, 0.0])
+    y = np.where(X @ w + 0.3 * rng.normal(size=1_200) >= 0, 1.0, -1.0)
+    return Split("adult", X[:1_000], y[:1_000], X[1_000:], y[1_000:])
+
+
+def test_fair_runs_state_the_asked_budget(small_split):
+    runs = F.fair_runs(small_split, ["noisy-gd", "amp-selected"], n_runs=2, seed=1)
+    assert len(runs) == 4 and set(runs.protocol) == {"rule", "selected"}
+    assert np.allclose(runs.delta_asked, 1.0 / 1_000**2) and runs.yu_delta.all()
+    assert (runs.epsilon_spent <= 0.1).all() and (runs.delta_spent <= runs.delta_asked).all()
+    assert runs.selected_scale.notna().tolist() == [False, False, True, True]
+    other = F.fair_runs(small_split, ["noisy-gd"], n_runs=2, seed=1, delta=1e-7)
+    assert not other.yu_delta.any() and (other.delta_spent <= 1e-7).all()
+    # the same seed reproduces; another delta is another run
+    again = F.fair_runs(small_split, ["noisy-gd"], n_runs=2, seed=1)
+    np.testing.assert_array_equal(again.accuracy, runs.accuracy[:2])
+    table = F.fair_table(pd.concat([runs, other], ignore_index=True))
+    assert len(table) == 3 and table.within_budget.all()
+    assert table.loc[table.frontier_row == "noisy-gd", "yu_delta"].tolist() == [True, False]
+
+
+def _table(error: float, se: float, within: bool = True, yu_delta: bool = True) -> pd.DataFrame:
+    return pd.DataFrame([{"dataset": "adult", "method": "DP-GD", "protocol": "rule", "frontier_row": "noisy-gd",
+                          "accuracy": 100 * (1 - error), "se": 100 * se, "n_runs": 20, "error": error,
+                          "epsilon_spent_max": 0.1 if within else 0.2, "delta_spent_max": 1e-9, "delta_asked": 1e-9,
+                          "yu_delta": yu_delta, "within_budget": within, "published": 80.9,
+                          "tuned_on_test": 81.4}])
+
+
+@pytest.mark.parametrize("error, within, status", [(0.180, True, "holds"), (0.201, True, "violated"),
+                                                    (0.191, True, "inconclusive"), (0.180, False, "violated")])
+def test_record_fair_target(error, within, status):
+    """The target is the published DP-GD error (0.191 on Adult): a row clearly below it holds, one clearly above is
+    violated, one at it cannot tell, and a row whose fits overspent is violated whatever its error."""
+    assert math.isclose(1 - PUBLISHED_TABLE_2[("adult", "DP-GD")] / 100, 0.191)
+    checks = Checks("yu2020")
+    (v,) = F.record_fair(checks, _table(error, 0.0015, within), {"adult": ("noisy-gd", 33_000)})
+    assert v.status == status and v.kind == "target"
+
+
+def test_record_fair_reads_only_the_rows_at_yus_delta():
+    checks = Checks("yu2020")
+    (v,) = F.record_fair(checks, _table(0.180, 0.0015, yu_delta=False), {"adult": ("noisy-gd", 33_000)})
+    assert v.status == "skipped"
