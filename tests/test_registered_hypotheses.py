@@ -565,8 +565,14 @@ def test_lc_cells_pair_each_permutation_with_the_published_point_of_its_size():
     assert sorted(obj.replicate) == [0, 1, 2]
     at_15k = V._lc_cells(rows[rows.grid == -4.0].assign(size=15000))
     assert at_15k.published.isna().all()  # a size the paper did not run: nothing to pair
-    with pytest.raises(ValueError, match="one part size"):
-        V._lc_cells(pd.concat([rows, rows.assign(size=70000)]))
+    # every size of the figures is a cell of its own, paired with the published point of that size (M6: 60,000 rows
+    # alone before)
+    both = V._lc_cells(pd.concat([rows, rows.assign(size=70000)])[lambda d: d.grid == -4.0])
+    assert len(both) == 2 * len(cells) and sorted(set(both["size"])) == [60000.0, 70000.0]
+    obj70 = both[(both.method == "objective") & np.isclose(both.epsilon, 0.05) & (both["size"] == 70000)]
+    assert (obj70.published == E.PUBLISHED_FIGURES_4_5[("logistic", 0.05, "objective")][1]).all()
+    P, M, keys = V._matrix(both.assign(hypothesis="K-lc-119", arm="ours", dataset="kddcup99"))
+    assert M.shape == (3, 8) and len(set(keys)) == 8  # one column per (cell, size)
 
 
 def test_lc_variant_runs_run_each_variant_beside_ours_at_its_own_grid(monkeypatch):
@@ -578,6 +584,7 @@ def test_lc_variant_runs_run_each_variant_beside_ours_at_its_own_grid(monkeypatc
 
     def fake_runs(data, sizes, n_perms, n_runs, losses, *, random_state, n_jobs=1, progress=True):
         # the variant's non-private curve is best at grid -3.5 (ours at -4.0): each arm takes its own grid
+        assert tuple(sizes) == V.REGISTERED.lc_variant_sizes == (60000, 70000, 80000)  # every size of the figures
         lc = _lc_rows(n_perms, seed=len(drawn))
         best = -3.5 if data.variant else -4.0
         npr = lc.method == "non-private"
@@ -1034,18 +1041,20 @@ def test_errata_prose_eps_prime_numbers_are_algorithm_2s():
 
 def test_hypotheses_file_names_what_each_test_left_out(tmp_path):
     """hypotheses.csv carries each hypothesis's registered `untested` part of its scope (REPORT names those numbers
-    "left out of its test"): the K-lc-* tests ran at 60,000 rows only, the K-* tests without C8's three cells, C14's
-    without the 0.8248 entries, C11's without Table 1's Huber entry at Lambda = 10^-3.5; C13 bears only on the two
-    points its variant changes."""
+    "left out of its test"): K-lc-implementations's test without the Huber objective point at eps_p = 0.01 and 60,000
+    rows, where it releases nothing (the K-lc-* tests ran at 60,000 rows only until M6, now at every size), the K-*
+    tests without C8's three cells, C14's without the 0.8248 entries, C11's without Table 1's Huber entry at Lambda =
+    10^-3.5; C13 bears only on the two points its variant changes."""
     from dpkernels.report import in_scope
 
+    hs = ("K-lc-119", "K-lc-implementations", "K-119", "C4")
     rows = [{"hypothesis": h, "dataset": "kddcup99", "test": "t", "statistic": 1.0, "accepted": False,
-             "outcome": "rejected", "detail": "", "scope": E.registered()[h]["scope"]} for h in ("K-lc-119", "K-119", "C4")]
+             "outcome": "rejected", "detail": "", "scope": E.registered()[h]["scope"]} for h in hs]
     df = pd.read_csv(E.write_hypotheses(rows, tmp_path), keep_default_na=False).set_index("hypothesis")
-    assert df.loc["K-lc-119", "untested"] == "size=70000|80000" and df.loc["C4", "untested"] == ""
-    lc = {"figure": "4", "loss": "logistic", "epsilon": "0.05", "method": "objective"}
-    assert in_scope(df.loc["K-lc-119", "untested"], "figure_4_5", {**lc, "size": "70000"})
-    assert not in_scope(df.loc["K-lc-119", "untested"], "figure_4_5", {**lc, "size": "60000"})
+    assert df.loc["K-lc-119", "untested"] == "" and df.loc["C4", "untested"] == ""
+    lc = {"figure": "5", "loss": "huber", "epsilon": "0.01", "method": "objective"}
+    assert in_scope(df.loc["K-lc-implementations", "untested"], "figure_4_5", {**lc, "size": "60000"})
+    assert not in_scope(df.loc["K-lc-implementations", "untested"], "figure_4_5", {**lc, "size": "70000"})
     c8 = {"dataset": "kddcup99", "loss": "logistic", "method": "objective", "log10_Lambda": "-9", "epsilon": "0.1"}
     assert in_scope(df.loc["K-119", "scope"], "table_2", c8) and in_scope(df.loc["K-119", "untested"], "table_2", c8)
     reg = E.registered()
@@ -1057,6 +1066,35 @@ def test_hypotheses_file_names_what_each_test_left_out(tmp_path):
     fig2 = {"dataset": "adult", "loss": "huber", "method": "objective"}
     assert in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.025"})
     assert not in_scope(reg["C13"]["scope"], "figure_2", {**fig2, "epsilon": "0.05"})
+
+
+def test_k_lc_untested_is_what_each_test_left_out():
+    """M6: every paired published point of Figures 4-5 (the sizes we reproduce) in a K-lc-* scope is tested (its cell
+    and size among the variant's runs) or named in the registry's `untested`, and never both (from the committed
+    registered_runs.csv)."""
+    from dpkernels.report import REPO_ROOT, in_scope
+
+    root = REPO_ROOT / "paper_figures" / "chaudhuri2011"
+    runs = pd.read_csv(root / "registered_runs.csv")
+    fig = pd.read_csv(root / "figure_4_5.csv", keep_default_na=False, na_values=[""])
+    reproduced = fig[fig.source == "reproduced"]
+    paired = fig[(fig.source == "published") & fig["size"].isin(reproduced["size"].dropna())]
+    assert len(paired) == 24
+    reg = E.registered()
+    wrong = {}
+    for h in V.LC_VARIANTS:
+        variant = runs[(runs.hypothesis == h) & (runs.arm == "variant")]
+        cells = {(r.loss, r.method, round(float(r.epsilon), 6), float(r.size)) for r in variant.itertuples()}
+        for r in paired.itertuples():
+            key = {"figure": str(r.figure), "loss": r.loss, "epsilon": f"{r.epsilon:g}", "method": r.method,
+                   "size": f"{r.size:.0f}"}
+            if not in_scope(reg[h]["scope"], "figure_4_5", key):
+                continue
+            tested = (r.loss, r.method, round(float(r.epsilon), 6), float(r.size)) in cells
+            marked = bool(reg[h].get("untested")) and in_scope(reg[h]["untested"], "figure_4_5", key)
+            if tested == marked:
+                wrong.setdefault(h, []).append((r.loss, r.method, r.epsilon, r.size, tested))
+    assert not wrong, wrong
 
 
 def _published_numbers(dataset: str):

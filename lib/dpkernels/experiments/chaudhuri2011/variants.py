@@ -102,7 +102,9 @@ class Scale:
     c12_folds: int = 10  #: C12 runs the paper's protocol
     c12_runs: int = 50
     lc_rows: int = 475000  #: the readings side by side, Figures 4-5 at the smallest size
-    lc_sizes: tuple[int, ...] = (60000,)
+    lc_sizes: tuple[int, ...] = (60000,)  #: the readings side by side's sizes
+    #: K-lc-*'s sizes: every size of Figures 4-5 (60,000 alone until 2026-11-28, `registry.yaml`)
+    lc_variant_sizes: tuple[int, ...] = (60000, 70000, 80000)
     lc_perms: int = 5
     lc_runs: int = 10
     kdd_rows: int = 70000
@@ -115,16 +117,16 @@ class Scale:
 
 #: The sizes registered in ``registry.yaml``.
 REGISTERED = Scale()
-QUICK = Scale(folds=2, runs=2, samples=2, c12_folds=2, c12_runs=4, lc_rows=150000, lc_sizes=(15000,), lc_perms=2,
-              lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2, lc_more_perms=3, lc_profile="quick")
+QUICK = Scale(folds=2, runs=2, samples=2, c12_folds=2, c12_runs=4, lc_rows=150000, lc_sizes=(15000,),
+              lc_variant_sizes=(15000, 20000), lc_perms=2, lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2, lc_more_perms=3, lc_profile="quick")
 #: C11: the factors kappa = 10^k on Algorithm 2's Delta > 0 regulariser (k = 0 is ours).
 KAPPA_EXPONENTS = tuple(k / 2 for k in range(-4, 11) if k != 0)
 #: C12: the curvature constants of the Huber loss tried (ours: 1/(2h) = 1).
 C12_CURVATURES = (0.5, 0.25)
 #: Figures 2-3's epsilons (the full profile's).
 FIGURE_EPSILONS = (0.02, 0.025, 0.05, 0.075, 0.1, 0.175, 0.25, 0.5)
-RUN_COLUMNS = ["hypothesis", "arm", "dataset", "table", "loss", "method", "log10_Lambda", "epsilon", "replicate", "error",
-               "published"]
+RUN_COLUMNS = ["hypothesis", "arm", "dataset", "table", "loss", "method", "log10_Lambda", "epsilon", "size", "replicate",
+               "error", "published"]
 CELL_KEYS = ["table", "loss", "method", "log10_Lambda", "epsilon"]
 
 
@@ -186,7 +188,7 @@ def _run_cells(data: Dataset, dataset: str, cells: pd.DataFrame, folds: int, run
 # the hypotheses' runs
 # ----------------------------------------------------------------------------------------------
 def _tag(frame: pd.DataFrame, hypothesis: str, arm: str, dataset: str) -> pd.DataFrame:
-    return frame.assign(hypothesis=hypothesis, arm=arm, dataset=dataset)[RUN_COLUMNS]
+    return frame.assign(hypothesis=hypothesis, arm=arm, dataset=dataset).reindex(columns=RUN_COLUMNS)
 
 
 def kdd_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
@@ -463,27 +465,26 @@ LC_VARIANTS = {"K-lc-scale-file": "K-scale-file", "K-lc-log-bytes": "K-log-bytes
 
 
 def _lc_cells(lc: pd.DataFrame) -> pd.DataFrame:
-    """Figures 4-5's private points of learning-curve runs at their chosen grid as :data:`RUN_COLUMNS`' cells, one row
-    per permutation (``replicate``), with the published point of that size."""
+    """Figures 4-5's private points of learning-curve runs at their chosen grid as :data:`RUN_COLUMNS`' cells (one per
+    loss, epsilon, method and part size), one row per permutation (``replicate``), with the published point of that
+    size."""
     m = permutation_means(lc[lc.method != "non-private"])
-    if m["size"].nunique() != 1:
-        raise ValueError("one part size per run: the cells have no size key")
     published = [PUBLISHED_FIGURES_4_5[(r.loss, r.epsilon, r.method)][PUBLISHED_FIGURES_4_5_SIZES.index(int(r.size))]
                  if int(r.size) in PUBLISHED_FIGURES_4_5_SIZES else math.nan for r in m.itertuples()]  # NaN: --quick
     return pd.DataFrame({"table": "figure_4_5", "loss": m["loss"], "method": m["method"], "log10_Lambda": math.nan,
-                         "epsilon": m["epsilon"].astype(float), "replicate": m["perm"], "error": m["error"],
-                         "published": published})
+                         "epsilon": m["epsilon"].astype(float), "size": m["size"].astype(float), "replicate": m["perm"],
+                         "error": m["error"], "published": published})
 
 
 def lc_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
                     progress: bool = True, only: Iterable[str] | None = None) -> pd.DataFrame:
     """The runs of ``K-lc-*`` (``registry.yaml``; ``only``: these of them): per hypothesis, the variant of the chosen
     reading (arm ``variant``) and the chosen reading (arm ``ours``), Figures 4-5's private points at the readings side
-    by side's protocol (``scale.lc_sizes``, ``scale.lc_perms`` permutations x ``scale.lc_runs`` noise runs, the
-    notebook's seed), each arm's Lambda grid chosen by the grid rule (:func:`rank_grids`) on its own non-private
-    curves; replicate = the permutation."""
+    by side's protocol at every size of the figures (``scale.lc_variant_sizes``, ``scale.lc_perms`` permutations x
+    ``scale.lc_runs`` noise runs, the notebook's seed), each arm's Lambda grid chosen by the grid rule
+    (:func:`rank_grids`) on its own non-private curves; replicate = the permutation."""
     def run(reading: KDDReading) -> pd.DataFrame:
-        lc, grid = _lc_at_own_grid(reading, seed, scale, n_jobs)
+        lc, grid = _lc_at_own_grid(reading, seed, scale, n_jobs, scale.lc_variant_sizes)
         return _lc_cells(lc[np.isclose(lc.grid, grid)])
 
     ours = run(chosen)
@@ -527,12 +528,13 @@ def _rule_choice(seed: int, scale: Scale, n_jobs: int, progress: bool = False) -
     return sets, next(r for r in CANDIDATES if r.label == ranking.reading.iloc[0])
 
 
-def _lc_at_own_grid(reading: KDDReading, seed: int, scale: Scale, n_jobs: int) -> tuple[pd.DataFrame, float]:
-    """Figures 4-5's runs under ``reading`` at the readings' smaller protocol (``scale.lc_rows``, ``lc_sizes``,
-    ``lc_perms``, ``lc_runs``; :func:`figures_4_5_runs`) and the Lambda grid its own non-private curves choose
-    (:func:`rank_grids`)."""
+def _lc_at_own_grid(reading: KDDReading, seed: int, scale: Scale, n_jobs: int,
+                    sizes: Sequence[int] | None = None) -> tuple[pd.DataFrame, float]:
+    """Figures 4-5's runs under ``reading`` at the readings' smaller protocol (``scale.lc_rows``, ``sizes`` (default
+    ``lc_sizes``), ``lc_perms``, ``lc_runs``; :func:`figures_4_5_runs`) and the Lambda grid its own non-private curves
+    choose (:func:`rank_grids`)."""
     data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
-    lc = figures_4_5_runs(data, scale.lc_sizes, scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
+    lc = figures_4_5_runs(data, scale.lc_sizes if sizes is None else tuple(sizes), scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
                           n_jobs=n_jobs, progress=False)
     return lc, float(rank_grids(lc[lc.method == "non-private"]).grid.iloc[0])
 
@@ -566,8 +568,11 @@ def load_committed(name: str, out: Path | None = None) -> pd.DataFrame | None:
 # ----------------------------------------------------------------------------------------------
 def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """(published vector, replicates x cells matrix, cell keys) of one arm's runs."""
-    r = runs.assign(eps_key=runs.epsilon.fillna(-1.0).round(6), lam_key=runs.log10_Lambda.astype(float).fillna(-99.0))
-    keys = ["table", "loss", "method", "lam_key", "eps_key"]  # Figures 4-5's cells have no Lambda (NaN)
+    size = runs["size"].astype(float) if "size" in runs.columns else pd.Series(math.nan, index=runs.index)
+    r = runs.assign(eps_key=runs.epsilon.fillna(-1.0).round(6), lam_key=runs.log10_Lambda.astype(float).fillna(-99.0),
+                    size_key=size.fillna(0.0))
+    # Figures 4-5's cells have no Lambda (NaN), the tables' and Figures 2-3's no size (NaN)
+    keys = ["table", "loss", "method", "lam_key", "eps_key", "size_key"]
     piv = r.pivot_table(index="replicate", columns=keys, values="error", aggfunc="mean")
     pub = r.groupby(keys).published.first().reindex(piv.columns)
     return pub.to_numpy(float), piv.to_numpy(float), list(piv.columns)
@@ -648,7 +653,8 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                 if lacking:  # the variant releases nothing there: tested on the cells both have, and said so
                     keep0 = [cells0.index(c) for c in cells0 if c in cells]
                     P0, M0 = P0[keep0], M0[:, keep0]
-                    where = ", ".join(f"{c[1]} {c[2]} eps {c[4]:g}" for c in lacking)
+                    where = ", ".join(f"{c[1]} {c[2]} eps {c[4]:g}" + (f" at {c[5]:,.0f} rows" if c[5] else "")
+                                      for c in lacking)
                     note = (f"; the variant releases nothing at {where} (where the paper shows a number; tested on "
                             "the others)")
                 if cells != [c for c in cells0 if c in cells]:
@@ -743,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def save(new: pd.DataFrame, names: list[str]) -> None:
         nonlocal runs
-        runs = pd.concat([runs[~runs.hypothesis.isin(names)], new], ignore_index=True)
+        runs = pd.concat([runs[~runs.hypothesis.isin(names)], new], ignore_index=True).reindex(columns=RUN_COLUMNS)
         runs.to_csv(out, index=False)
 
     if "adult-cv" in parts:  # not a hypothesis: the replicates of Adult's published numbers
