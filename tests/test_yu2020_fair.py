@@ -32,14 +32,18 @@ def test_frontier_rows_and_their_labels():
 
 
 def test_frontier_answer_is_asked_inside_the_committed_grid():
-    """Adult's 36,176 training rows are beyond the frontier's largest Adult size: the answer is the committed one at
-    that size (the frontier does not extrapolate), read from the committed results."""
-    sizes = pd.read_csv(F.__file__.rsplit("/lib/", 1)[0] + "/paper_figures/frontier/summary.csv",
-                        usecols=["dataset", "n_train"])
+    """Adult's 36,176 training rows are beyond the frontier's largest Adult size: the answer is recommend's at that
+    size (the frontier does not extrapolate), read from the committed results; inside the grid it is asked at n."""
+    from dpkernels.recommendation import default_results, recommend
+
+    sizes = pd.read_csv(default_results() / "summary.csv", usecols=["dataset", "n_train"])
     largest = int(sizes.loc[sizes.dataset == "adult", "n_train"].max())
     row, at = F.frontier_answer("adult", largest + 3_176, 104)
     assert at == largest
-    assert row in F.frontier_rows(list(F.FRONTIER_ROWS)) or row.startswith(("chaudhuri", "bassily", "hall"))
+    assert row == recommend("binary", largest, 104, 0.1, 1.0 / (largest + 3_176) ** 2, like="adult").mechanism
+    with pytest.raises(LookupError):  # what the helper avoids
+        recommend("binary", largest + 3_176, 104, 0.1, 1.0 / (largest + 3_176) ** 2, like="adult")
+    assert F.frontier_answer("adult", 20_000, 104)[1] == 20_000
 
 
 @pytest.fixture(scope="module")
