@@ -118,7 +118,8 @@ class Scale:
 #: The sizes registered in ``registry.yaml``.
 REGISTERED = Scale()
 QUICK = Scale(folds=2, runs=2, samples=2, c12_folds=2, c12_runs=4, lc_rows=150000, lc_sizes=(15000,),
-              lc_variant_sizes=(15000, 20000), lc_perms=2, lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2, lc_more_perms=3, lc_profile="quick")
+              lc_variant_sizes=(15000, 20000), lc_perms=2, lc_runs=2, rule_folds=2, cv_repeats=2, cv_runs=2,
+              lc_more_perms=3, lc_profile="quick")
 #: C11: the factors kappa = 10^k on Algorithm 2's Delta > 0 regulariser (k = 0 is ours).
 KAPPA_EXPONENTS = tuple(k / 2 for k in range(-4, 11) if k != 0)
 #: C12: the curvature constants of the Huber loss tried (ours: 1/(2h) = 1).
@@ -534,8 +535,8 @@ def _lc_at_own_grid(reading: KDDReading, seed: int, scale: Scale, n_jobs: int,
     ``lc_sizes``), ``lc_perms``, ``lc_runs``; :func:`figures_4_5_runs`) and the Lambda grid its own non-private curves
     choose (:func:`rank_grids`)."""
     data = kdd_data(reading, rows=scale.lc_rows, random_state=seed)
-    lc = figures_4_5_runs(data, scale.lc_sizes if sizes is None else tuple(sizes), scale.lc_perms, scale.lc_runs, LOSSES, random_state=seed,
-                          n_jobs=n_jobs, progress=False)
+    lc = figures_4_5_runs(data, scale.lc_sizes if sizes is None else tuple(sizes), scale.lc_perms, scale.lc_runs,
+                          LOSSES, random_state=seed, n_jobs=n_jobs, progress=False)
     return lc, float(rank_grids(lc[lc.method == "non-private"]).grid.iloc[0])
 
 
