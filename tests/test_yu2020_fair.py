@@ -10,18 +10,33 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpkernels.datasets import ADULT_COLUMNS as F_COLUMNS
+from dpkernels.datasets import ADULT_NUMERIC as F_NUMERIC
 from dpkernels.experiments.yu2020 import fair as F
 from dpkernels.experiments.yu2020.protocol import Split
 from dpkernels.experiments.yu2020.readings import PUBLISHED_TABLE_2
 from dpkernels.report import Checks
 
 
-def test_unit_ball_clips_long_rows_and_keeps_short_ones():
-    X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
-    Y = F.unit_ball(X)
-    np.testing.assert_allclose(Y[0], [0.6, 0.8])
-    np.testing.assert_array_equal(Y[1:], X[1:])
-    assert np.all(np.linalg.norm(Y, axis=1) <= 1.0)
+def test_frontier_split_is_iyengars_split_under_the_frontiers_map():
+    """The same rows, labels, order and cut as Iyengar et al.'s split; the features are the frontier's public map
+    (AdultFeatures: 105 columns, the constant 0.5, rows in the unit ball), which reads nothing from the rows: mapping
+    the test rows alone gives the same features."""
+    from dpkernels.experiments.yu2020.protocol import iyengar_adult, iyengar_adult_records
+    from dpkernels.feature_maps import AdultFeatures
+
+    ours, theirs = F.frontier_split("adult"), iyengar_adult()
+    assert (ours.n_train, ours.d) == (theirs.n_train, 105)
+    np.testing.assert_array_equal(ours.y_train, theirs.y_train)
+    np.testing.assert_array_equal(ours.y_test, theirs.y_test)
+    assert np.all(np.linalg.norm(ours.X_train, axis=1) <= 1.0 + 1e-12) and np.all(ours.X_train[:, -1] == 0.5)
+    # the first test row is record order[36176] of the file: mapped alone, it has the same features
+    order = np.random.RandomState(F.SPLIT_SEED).permutation(45220)
+    rec = pd.DataFrame(iyengar_adult_records()[[order[36176]]], columns=F_COLUMNS).apply(lambda c: c.str.strip())
+    rec[F_NUMERIC] = rec[F_NUMERIC].apply(pd.to_numeric)
+    np.testing.assert_allclose(AdultFeatures().fit_transform(rec)[0], ours.X_test[0])
+    # Iyengar et al.'s own columns are divided by maxima over all rows (test rows included): not the frontier's map
+    assert theirs.d == 104 and not np.allclose(np.linalg.norm(theirs.X_train, axis=1), 1.0)
 
 
 def test_frontier_rows_and_their_labels():
@@ -49,9 +64,10 @@ def test_frontier_answer_is_asked_inside_the_committed_grid():
 @pytest.fixture(scope="module")
 def small_split() -> Split:
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(1_200, 6)) * 2.0  # rows well outside the unit ball
+    X = rng.normal(size=(1_200, 6))
     w = np.array([1.0, -1.0, 0.5, 0.0, 0.0, 0.0])
     y = np.where(X @ w + 0.3 * rng.normal(size=1_200) >= 0, 1.0, -1.0)
+    X = X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
     return Split("adult", X[:1_000], y[:1_000], X[1_000:], y[1_000:])
 
 
@@ -66,9 +82,23 @@ def test_fair_runs_state_the_asked_budget(small_split):
     # the same seed reproduces; another delta is another run
     again = F.fair_runs(small_split, ["noisy-gd"], n_runs=2, seed=1)
     np.testing.assert_array_equal(again.accuracy, runs.accuracy[:2])
-    table = F.fair_table(pd.concat([runs, other], ignore_index=True))
+    table = F.fair_table(pd.concat([runs, other], ignore_index=True), answers={"adult": ("noisy-gd", 1_000)})
     assert len(table) == 3 and table.within_budget.all()
     assert table.loc[table.frontier_row == "noisy-gd", "yu_delta"].tolist() == [True, False]
+    assert table.recommended.tolist() == [True, False, True]
+    # a fit that stated more than it was asked for: the row is over budget (epsilon or delta)
+    over = runs.copy()
+    over.loc[0, "epsilon_spent"] = 0.1 * (1 + 1e-9)
+    assert not F.fair_table(over).set_index("frontier_row").loc["noisy-gd", "within_budget"]
+    over = runs.copy()
+    over.loc[3, "delta_spent"] = 2e-6
+    assert not F.fair_table(over).set_index("frontier_row").loc["amp-selected", "within_budget"]
+    # the budget is the one each fit was asked for, not Yu et al.'s epsilon
+    assert F.fair_table(F.fair_runs(small_split, ["noisy-gd"], n_runs=1, seed=1, epsilon=0.5)).within_budget.all()
+    # rows outside the unit ball are refused (the frontier's rules assume ||x|| <= 1)
+    far = Split("adult", small_split.X_train * 3, small_split.y_train, small_split.X_test, small_split.y_test)
+    with pytest.raises(ValueError, match="unit ball"):
+        F.fair_runs(far, ["noisy-gd"], n_runs=1)
 
 
 def _table(error: float, se: float, within: bool = True, yu_delta: bool = True) -> pd.DataFrame:
@@ -94,3 +124,5 @@ def test_record_fair_reads_only_the_rows_at_yus_delta():
     checks = Checks("yu2020")
     (v,) = F.record_fair(checks, _table(0.180, 0.0015, yu_delta=False), {"adult": ("noisy-gd", 33_000)})
     assert v.status == "skipped"
+    (v,) = F.record_fair(checks, _table(0.180, 0.0015), {"adult": ("", 33_000)})  # nothing learns there
+    assert v.status == "skipped" and "names no mechanism" in v.detail

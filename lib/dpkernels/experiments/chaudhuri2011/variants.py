@@ -103,7 +103,7 @@ class Scale:
     c12_runs: int = 50
     lc_rows: int = 475000  #: the readings side by side, Figures 4-5 at the smallest size
     lc_sizes: tuple[int, ...] = (60000,)  #: the readings side by side's sizes
-    #: K-lc-*'s sizes: every size of Figures 4-5 (60,000 alone until 2026-11-28, `registry.yaml`)
+    #: the sizes of the ``K-lc-*`` tests: every size of Figures 4-5 (60,000 alone until 2026-11-28, ``registry.yaml``)
     lc_variant_sizes: tuple[int, ...] = (60000, 70000, 80000)
     lc_perms: int = 5
     lc_runs: int = 10
@@ -188,8 +188,13 @@ def _run_cells(data: Dataset, dataset: str, cells: pd.DataFrame, folds: int, run
 # ----------------------------------------------------------------------------------------------
 # the hypotheses' runs
 # ----------------------------------------------------------------------------------------------
+def _with_size(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a ``size`` column (NaN: a table's or Figures 2-3's cell, which has no part size)."""
+    return frame if "size" in frame.columns else frame.assign(size=math.nan)
+
+
 def _tag(frame: pd.DataFrame, hypothesis: str, arm: str, dataset: str) -> pd.DataFrame:
-    return frame.assign(hypothesis=hypothesis, arm=arm, dataset=dataset).reindex(columns=RUN_COLUMNS)
+    return _with_size(frame).assign(hypothesis=hypothesis, arm=arm, dataset=dataset)[RUN_COLUMNS]
 
 
 def kdd_variant_runs(chosen: KDDReading, seed: int, scale: Scale = REGISTERED, n_jobs: int = 1,
@@ -568,7 +573,10 @@ def load_committed(name: str, out: Path | None = None) -> pd.DataFrame | None:
 # the tests (run by the notebook on the committed runs)
 # ----------------------------------------------------------------------------------------------
 def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
-    """(published vector, replicates x cells matrix, cell keys) of one arm's runs."""
+    """(published vector, replicates x cells matrix, cell keys) of one arm's runs.  A missing error is refused: a cell
+    the variant cannot produce has no rows (``variant_hypotheses`` names it), never a NaN row."""
+    if runs["error"].isna().any():
+        raise ValueError("runs with a missing error: a cell without a release has no rows")
     size = runs["size"].astype(float) if "size" in runs.columns else pd.Series(math.nan, index=runs.index)
     r = runs.assign(eps_key=runs.epsilon.fillna(-1.0).round(6), lam_key=runs.log10_Lambda.astype(float).fillna(-99.0),
                     size_key=size.fillna(0.0))
@@ -750,7 +758,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def save(new: pd.DataFrame, names: list[str]) -> None:
         nonlocal runs
-        runs = pd.concat([runs[~runs.hypothesis.isin(names)], new], ignore_index=True).reindex(columns=RUN_COLUMNS)
+        kept = _with_size(runs)[~runs.hypothesis.isin(names)]
+        runs = pd.concat([kept, _with_size(new)], ignore_index=True)[RUN_COLUMNS]
         runs.to_csv(out, index=False)
 
     if "adult-cv" in parts:  # not a hypothesis: the replicates of Adult's published numbers

@@ -11,11 +11,14 @@ of the frontier's hyper-parameter protocols:
 * ``selected``: private selection over the rule's grid inside the same budget
   (:class:`dpkernels.selection.PrivateSelection`).
 
-The one change to Iyengar et al.'s preparation is the frontier's domain: every row is clipped to the unit ball
-(:func:`unit_ball`, Iyengar et al.'s own per-record "sample clipping" at L = 1, a public map of each row alone), since
-the frontier's rules and calibrations assume ||x|| <= 1; Iyengar's Adult rows have norm 2.8 to 3.7 and KDDCup99's
-raw byte counts are unbounded.  A replicate is one fit on the fixed published split with fresh noise (and, for the
-selection, fresh parts); standard errors are sd / sqrt(runs), runs - 1 degrees of freedom.
+The data (:func:`frontier_split`) are Iyengar et al.'s rows, labels, order and 80/20 split, mapped by the frontier's
+own public per-record feature map (:data:`dpkernels.feature_maps.FEATURE_MAPS`: public caps, rows in the unit ball,
+a public constant feature) instead of their preparation, whose Adult columns are divided by their maxima over all
+rows, test rows included, and whose KDDCup99 counters are raw (unbounded).  KDDCup99's rows are Iyengar et al.'s draw
+*with replacement* from the 10 percent file, so a record of the file can be several rows of the training set: the
+guarantee a fit states is per row of that training set, not per record of the file.  A replicate is one fit on the
+fixed published split with fresh noise (and, for the selection, fresh parts); standard errors are sd / sqrt(runs),
+runs - 1 degrees of freedom.
 
 Yu et al.'s delta = 1 / n^2 (7.6e-10 on Adult) is far smaller than the frontier's cells' 1e-6
 (:func:`dpkernels.experiments.frontier.cell_delta`); the recommended row also runs at the frontier's delta (``delta``
@@ -24,7 +27,8 @@ tested here).
 
 Which of the rows answers issue 29's question is fixed before any run: the frontier's recommendation for the data
 set at its committed cells (:func:`frontier_answer`), not the best row here, which would be chosen on these test
-rows.  Its check (:func:`record_fair`) is a target: its mean test error at most the error of Yu et al.'s published
+rows.  (The frontier's cells draw their rows from the same UCI files, so the committed results it reads were
+measured on rows that overlap this split's; nothing of this split is read.)  Its check (:func:`record_fair`) is a target: its mean test error at most the error of Yu et al.'s published
 DP-GD accuracy (one-sided 95%, t with runs - 1 degrees of freedom).  The runs are seeded reproductions, not
 releases."""
 
@@ -38,18 +42,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from numpy.typing import NDArray
 
 from dpkernels import verdicts
 from dpkernels.report import Checks, Verdict
 
-from .protocol import EPSILON, Split, delta_for
+from .protocol import (EPSILON, SPLIT_SEED, Split, _split, delta_for, iyengar_adult_labels, iyengar_adult_records,
+                       iyengar_kddcup99_rows)
 from .readings import PUBLISHED_TABLE_2
 
-__all__ = ["FRONTIER_ROWS", "FAIR_PROTOCOLS", "unit_ball", "frontier_rows", "frontier_answer", "fair_runs",
+__all__ = ["FRONTIER_ROWS", "FAIR_PROTOCOLS", "frontier_split", "frontier_rows", "frontier_answer", "fair_runs",
            "fair_table", "record_fair"]
-
-Array = NDArray[np.float64]
 
 #: Table 2's methods -> the frontier's rows of the same estimator (their public rule; "-selected": private selection).
 FRONTIER_ROWS: dict[str, str] = {"DP-GD": "noisy-gd", "DP-SGD": "dp-sgd", "AMP": "amp", "Out-SGD": "output-sgd"}
@@ -57,11 +59,27 @@ FRONTIER_ROWS: dict[str, str] = {"DP-GD": "noisy-gd", "DP-SGD": "dp-sgd", "AMP":
 FAIR_PROTOCOLS: tuple[str, ...] = ("rule", "selected")
 
 
-def unit_ball(X: Array) -> Array:
-    """Each row clipped to norm at most 1 (x / max(1, ||x||)): a map of each row alone, Iyengar et al.'s sample
-    clipping at L = 1."""
-    X = np.asarray(X, dtype=np.float64)
-    return X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+def frontier_split(name: str, seed: int = SPLIT_SEED) -> Split:
+    """Iyengar et al.'s ``name`` split (their rows, labels, order and 80/20 cut: :func:`~.protocol.load_split`'s) with
+    the frontier's public per-record map (:data:`dpkernels.feature_maps.FEATURE_MAPS`) as its features: nothing is
+    read from the rows (module docstring)."""
+    from dpkernels.datasets import ADULT_COLUMNS, ADULT_NUMERIC
+    from dpkernels.feature_maps import FEATURE_MAPS
+
+    if name == "adult":
+        table = iyengar_adult_records()
+        frame = pd.DataFrame(table, columns=ADULT_COLUMNS).apply(lambda c: c.str.strip())
+        frame[ADULT_NUMERIC] = frame[ADULT_NUMERIC].apply(pd.to_numeric)
+        y = iyengar_adult_labels(table)
+        order = np.random.RandomState(seed).permutation(len(y))
+    elif name == "kddcup99":
+        frame, order = iyengar_kddcup99_rows(seed)
+        y = np.where(frame["label"].to_numpy() == "normal.", 1.0, -1.0)
+    else:
+        raise ValueError(f"unknown data set {name!r}")
+    X = FEATURE_MAPS[name]().fit_transform(frame)
+    return _split(name, X, y, order, {"features": f"dpkernels.feature_maps.{FEATURE_MAPS[name].__name__}",
+                                      "rows": "Iyengar et al.'s", "seed": int(seed)})
 
 
 def frontier_rows(methods: Sequence[str], protocols: Sequence[str] = FAIR_PROTOCOLS) -> list[str]:
@@ -96,8 +114,7 @@ def frontier_answer(dataset: str, n: int, d: int, epsilon: float = EPSILON, delt
     return rec.mechanism, at
 
 
-def _fit(split: Split, Xtr: Array, Xte: Array, row: str, run: int, seed: int, epsilon: float, delta: float
-         ) -> dict[str, object]:
+def _fit(split: Split, row: str, run: int, seed: int, epsilon: float, delta: float) -> dict[str, object]:
     from dpkernels.experiments.frontier import MECHANISMS, stated, task_estimator
 
     info = {"n": split.n_train, "d": split.d, "K": 2, "dataset": split.name, "task": "binary", "delta": delta,
@@ -105,23 +122,25 @@ def _fit(split: Split, Xtr: Array, Xte: Array, row: str, run: int, seed: int, ep
     rng = np.random.default_rng([int(seed), int(run), zlib.crc32(row.encode()), zlib.crc32(split.name.encode()),
                                  zlib.crc32(repr(delta).encode())])
     est, params = task_estimator(MECHANISMS[row], float(epsilon), delta, info, rng)
-    est.fit(Xtr, split.y_train)
+    est.fit(split.X_train, split.y_train)
     eps_spent, delta_spent = stated(est)
     return {"dataset": split.name, "row": row, "run": int(run), "yu_delta": delta == delta_for(split),
-            "accuracy": float(np.mean(est.predict(Xte) == split.y_test)),
-            "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent), "delta_asked": delta,
+            "accuracy": float(np.mean(est.predict(split.X_test) == split.y_test)),
+            "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent), "epsilon_asked": float(epsilon),
+            "delta_asked": delta,
             "selected_scale": (float(params["scales"][est.selected_]) if "scales" in params else math.nan)}
 
 
 def fair_runs(split: Split, rows: Sequence[str], n_runs: int = 20, seed: int = 0, *, epsilon: float = EPSILON,
               delta: float | None = None, n_jobs: int = 1) -> pd.DataFrame:
-    """``n_runs`` fits of each frontier row (:func:`frontier_rows`) on ``split``, its rows in the unit ball, at
-    (``epsilon``, ``delta``; default Yu et al.'s 1 / n^2): one row per fit with its test accuracy and the (epsilon,
-    delta) the fitted object states (``delta_asked``: the delta it was built at)."""
-    Xtr, Xte = unit_ball(split.X_train), unit_ball(split.X_test)
+    """``n_runs`` fits of each frontier row (:func:`frontier_rows`) on ``split`` (:func:`frontier_split`: rows in the
+    unit ball) at (``epsilon``, ``delta``; default Yu et al.'s 1 / n^2): one row per fit with its test accuracy, the
+    (epsilon, delta) the fitted object states and the one it was asked for (``epsilon_asked``, ``delta_asked``)."""
+    if not np.all(np.linalg.norm(split.X_train, axis=1) <= 1.0 + 1e-12):
+        raise ValueError("the frontier's rows lie in the unit ball: map them with frontier_split")
     delta = delta_for(split) if delta is None else float(delta)
     tasks = [(row, r) for row in rows for r in range(int(n_runs))]
-    out = Parallel(n_jobs=n_jobs)(delayed(_fit)(split, Xtr, Xte, row, r, seed, epsilon, delta) for row, r in tasks)
+    out = Parallel(n_jobs=n_jobs)(delayed(_fit)(split, row, r, seed, epsilon, delta) for row, r in tasks)
     runs = pd.DataFrame(out)
     labels = [_method_protocol(row) for row, _ in tasks]
     runs.insert(1, "method", [m for m, _ in labels])
@@ -129,11 +148,14 @@ def fair_runs(split: Split, rows: Sequence[str], n_runs: int = 20, seed: int = 0
     return runs
 
 
-def fair_table(runs: pd.DataFrame, best: pd.DataFrame | None = None) -> pd.DataFrame:
+def fair_table(runs: pd.DataFrame, best: pd.DataFrame | None = None,
+               answers: dict[str, tuple[str, int]] | None = None) -> pd.DataFrame:
     """Per (data set, method, protocol, asked delta): mean test accuracy (%) over the runs, its sd and se, the largest
     stated (epsilon, delta) against the asked budget (``yu_delta``: whether that is Yu et al.'s 1 / n^2), and beside
     it Yu et al.'s published accuracy and ours at their protocol (``best``:
-    :func:`~dpkernels.experiments.yu2020.protocol.best_points`, tuned on the test rows)."""
+    :func:`~dpkernels.experiments.yu2020.protocol.best_points`, tuned on the test rows); ``recommended``: the row is
+    the frontier's answer for its data set (``answers``, :func:`frontier_answer`)."""
+    answers = answers or {}
     tuned = {} if best is None else {(r.dataset, r.method): 100.0 * r.mean
                                      for r in best[best["calibration"] == "ours"].itertuples()}
     rows = []
@@ -147,8 +169,8 @@ def fair_table(runs: pd.DataFrame, best: pd.DataFrame | None = None) -> pd.DataF
                      "error": float(1.0 - acc.mean() / 100.0),
                      "epsilon_spent_max": float(g["epsilon_spent"].max()),
                      "delta_spent_max": float(g["delta_spent"].max()), "delta_asked": float(asked),
-                     "yu_delta": bool(g["yu_delta"].iloc[0]),
-                     "within_budget": bool((g["epsilon_spent"] <= EPSILON).all()
+                     "yu_delta": bool(g["yu_delta"].iloc[0]), "recommended": answers.get(ds, ("",))[0] == row,
+                     "within_budget": bool((g["epsilon_spent"] <= g["epsilon_asked"]).all()
                                            and (g["delta_spent"] <= g["delta_asked"]).all()),
                      "published": PUBLISHED_TABLE_2.get((ds, method), math.nan),
                      "tuned_on_test": tuned.get((ds, method), math.nan)})
@@ -164,15 +186,16 @@ def record_fair(checks: Checks, table: pd.DataFrame, answers: dict[str, tuple[st
     out = []
     for ds, (row, at) in answers.items():
         g = table[(table["dataset"] == ds) & (table["frontier_row"] == row) & table["yu_delta"]]
-        claim = (f"{ds}: the frontier's recommended row ({row}, asked at n = {at:,}, epsilon = {EPSILON:g}) reaches Yu "
-                 f"et al.'s published DP-GD accuracy at their setting (delta = 1/n^2, Iyengar et al.'s split) with "
-                 f"hyper-parameters not tuned on the test rows")
+        claim = (f"{ds}: the frontier's recommended row ({row or 'none'}, asked at n = {at:,}, epsilon = {EPSILON:g}) "
+                 f"reaches Yu et al.'s published DP-GD accuracy at their setting (delta = 1/n^2, Iyengar et al.'s rows "
+                 f"and split, the frontier's feature map) with hyper-parameters not tuned on the test rows")
         check = ("mean test error over the runs at most the published DP-GD error (one-sided 95%, t with runs - 1 df); "
                  "every fit's stated (epsilon, delta) within the asked budget")
         target = 1.0 - PUBLISHED_TABLE_2[(ds, "DP-GD")] / 100.0
-        if g.empty:
-            out.append(checks.skip(claim, check, f"the recommended row {row!r} was not run", kind="target",
-                                   id=f"fair-{ds}"))
+        if not row or g.empty:
+            why = (f"the recommended row {row!r} was not run" if row else
+                   "the frontier names no mechanism there (nothing learns in its cells)")
+            out.append(checks.skip(claim, check, why, kind="target", id=f"fair-{ds}"))
             continue
         r = g.iloc[0]
         outcome = verdicts.bound_verdict(float(r["error"]), target, se=float(r["se"]) / 100.0,

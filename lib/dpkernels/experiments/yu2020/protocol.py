@@ -137,9 +137,9 @@ def _split(name: str, X: Array, y: Array, order: NDArray[np.intp], meta: dict[st
     return Split(name, X[:m], y[:m], X[m:], y[m:], meta)
 
 
-def iyengar_adult(seed: int = SPLIT_SEED) -> Split:
-    """Adult as Iyengar et al. prepared it (module docstring), split 80/20 in their shuffled order (``seed``: another
-    shuffle of the same rows, for hypothesis Y12).  ``meta["numeric"]``: the trailing numeric columns (6)."""
+def iyengar_adult_records() -> NDArray[np.object_]:
+    """The raw records Iyengar et al.'s reader keeps (45,220 rows of the 15 columns of adult.data + adult.test, as
+    strings with their leading spaces), in file order (module docstring)."""
     records = []
     for key, head in (("adult.data", 0), ("adult.test", 1)):
         loc = locate(key)
@@ -147,13 +147,24 @@ def iyengar_adult(seed: int = SPLIT_SEED) -> Split:
         text = (gzip.decompress(raw) if loc.path.suffix == ".gz" else raw).decode("utf-8")
         rows = [r for r in csv.reader(io.StringIO(text)) if " ?" not in r]
         records += rows[head:-2]  # their slicing: the header line of adult.test; the blank line and the last record
-    table = np.array(records, dtype=object)
+    return np.array(records, dtype=object)
+
+
+def iyengar_adult_labels(table: NDArray[np.object_]) -> Array:
+    """+1 for income above 50K, -1 otherwise, of :func:`iyengar_adult_records`' rows."""
+    return np.where(np.isin(table[:, -1], (" <=50K", " <=50K.")), -1.0, 1.0)
+
+
+def iyengar_adult(seed: int = SPLIT_SEED) -> Split:
+    """Adult as Iyengar et al. prepared it (module docstring), split 80/20 in their shuffled order (``seed``: another
+    shuffle of the same rows, for hypothesis Y12).  ``meta["numeric"]``: the trailing numeric columns (6)."""
+    table = iyengar_adult_records()
     numeric = [0, 2, 4, 10, 11, 12]
     cont = np.column_stack([table[:, j].astype(np.float64) for j in numeric])
     cont /= cont.max(axis=0)
     cats = [table[:, j] for j in range(table.shape[1] - 1) if j not in numeric]
     X = np.hstack([_one_hot(cats), cont])
-    y = np.where(np.isin(table[:, -1], (" <=50K", " <=50K.")), -1.0, 1.0)
+    y = iyengar_adult_labels(table)
     order = np.random.RandomState(seed).permutation(len(y))  # their np.random.shuffle after seed(10000019)
     return _split("adult", X, y, order, {"source": "adult.data + adult.test (UCI)", "numeric": cont.shape[1],
                                          "seed": int(seed)})
@@ -164,21 +175,26 @@ def iyengar_kddcup99(seed: int = SPLIT_SEED) -> Split:
     docstring), split 80/20 in their shuffled order (``seed``: another draw and shuffle, for hypothesis Y12).
     ``meta["test_rows_in_train"]`` counts test rows whose features and label repeat a training row exactly (the draw
     is with replacement, and the file has duplicates); ``meta["numeric"]``: the trailing numeric columns (38)."""
-    rs = np.random.RandomState(seed)
-    idx = rs.randint(494021, size=KDD_ROWS)
-    df = pd.read_csv(locate("kddcup99").path, header=None, names=KDD_COLUMNS, compression="gzip")
-    if len(df) != 494021:
-        raise ValueError(f"the 10 percent file has {len(df)} rows, expected 494,021")
-    df = df.iloc[idx]
+    df, order = iyengar_kddcup99_rows(seed)
     numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
     X = np.hstack([_one_hot([df[c].to_numpy() for c in KDD_CATEGORICAL]), df[numeric].to_numpy(dtype=np.float64)])
     y = np.where(df["label"].to_numpy() == "normal.", 1.0, -1.0)
-    order = rs.permutation(KDD_ROWS)  # the same stream, after the draw
     split = _split("kddcup99", X, y, order, {"source": "kddcup.data_10_percent (UCI KDD archive)",
                                              "drawn_with_replacement": True, "numeric": len(numeric), "seed": int(seed)})
     train = {r.tobytes() for r in np.column_stack([split.X_train, split.y_train])}
     split.meta["test_rows_in_train"] = int(sum(r.tobytes() in train for r in np.column_stack([split.X_test, split.y_test])))
     return split
+
+
+def iyengar_kddcup99_rows(seed: int = SPLIT_SEED) -> tuple[pd.DataFrame, NDArray[np.intp]]:
+    """The 70,000 raw rows Iyengar et al.'s script draws with replacement from the 10 percent file (in draw order) and
+    the shuffle it then applies (the same ``RandomState`` stream, after the draw)."""
+    rs = np.random.RandomState(seed)
+    idx = rs.randint(494021, size=KDD_ROWS)
+    df = pd.read_csv(locate("kddcup99").path, header=None, names=KDD_COLUMNS, compression="gzip")
+    if len(df) != 494021:
+        raise ValueError(f"the 10 percent file has {len(df)} rows, expected 494,021")
+    return df.iloc[idx], rs.permutation(KDD_ROWS)
 
 
 def load_split(name: str, seed: int = SPLIT_SEED) -> Split:
