@@ -575,6 +575,23 @@ def test_lc_cells_pair_each_permutation_with_the_published_point_of_its_size():
     assert M.shape == (3, 8) and len(set(keys)) == 8  # one column per (cell, size)
 
 
+def test_runs_are_tagged_strictly_and_a_missing_error_is_refused():
+    """A frame without a size (a table's cells) is tagged with NaN sizes; a frame missing another column raises
+    instead of becoming NaN rows; and a run without an error is refused by the tests' matrix, so that a missing value
+    can never read as "the variant releases nothing there" (which is a cell without rows)."""
+    rows = _lc_rows(3)
+    cells = V._lc_cells(rows[rows.grid == -4.0])
+    table = cells.drop(columns="size")
+    tagged = V._tag(table, "K-119", "ours", "kddcup99")
+    assert list(tagged.columns) == V.RUN_COLUMNS and tagged["size"].isna().all()
+    with pytest.raises(KeyError):
+        V._tag(table.drop(columns="published"), "K-119", "ours", "kddcup99")
+    broken = V._tag(cells, "K-lc-119", "ours", "kddcup99")
+    broken.loc[broken.index[0], "error"] = np.nan
+    with pytest.raises(ValueError, match="missing error"):
+        V._matrix(broken)
+
+
 def test_lc_variant_runs_run_each_variant_beside_ours_at_its_own_grid(monkeypatch):
     drawn = []
 
