@@ -126,3 +126,19 @@ def test_record_fair_reads_only_the_rows_at_yus_delta():
     assert v.status == "skipped"
     (v,) = F.record_fair(checks, _table(0.180, 0.0015), {"adult": ("", 33_000)})  # nothing learns there
     assert v.status == "skipped" and "names no mechanism" in v.detail
+
+
+def test_committed_fair_table_is_within_budget_and_matches_its_checks():
+    """The committed scale run: every fit of every row stated at most the (epsilon, delta) it was asked for, each data
+    set has exactly one recommended row at Yu et al.'s delta, and the target rows measure its error."""
+    from dpkernels.report import REPO_ROOT
+
+    out = REPO_ROOT / "paper_figures" / "yu2020"
+    table = pd.read_csv(out / "fair_protocol.csv")
+    checks = pd.read_csv(out / "checks.csv").set_index("id")
+    assert table.within_budget.all() and (table.epsilon_spent_max <= 0.1).all()
+    assert (table.delta_spent_max <= table.delta_asked).all()
+    for ds, g in table[table.recommended & table.yu_delta].groupby("dataset"):
+        assert len(g) == 1
+        assert checks.loc[f"fair-{ds}", "measured"] == pytest.approx(g.error.iloc[0], rel=1e-5)
+        assert g.frontier_row.iloc[0] in checks.loc[f"fair-{ds}", "claim"]

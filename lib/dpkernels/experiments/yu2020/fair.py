@@ -47,7 +47,7 @@ from dpkernels import verdicts
 from dpkernels.report import Checks, Verdict
 
 from .protocol import (EPSILON, SPLIT_SEED, Split, _split, delta_for, iyengar_adult_labels, iyengar_adult_records,
-                       iyengar_kddcup99_rows)
+                       iyengar_kddcup99_labels, iyengar_kddcup99_rows)
 from .readings import PUBLISHED_TABLE_2
 
 __all__ = ["FRONTIER_ROWS", "FAIR_PROTOCOLS", "frontier_split", "frontier_rows", "frontier_answer", "fair_runs",
@@ -74,7 +74,7 @@ def frontier_split(name: str, seed: int = SPLIT_SEED) -> Split:
         order = np.random.RandomState(seed).permutation(len(y))
     elif name == "kddcup99":
         frame, order = iyengar_kddcup99_rows(seed)
-        y = np.where(frame["label"].to_numpy() == "normal.", 1.0, -1.0)
+        y = iyengar_kddcup99_labels(frame)
     else:
         raise ValueError(f"unknown data set {name!r}")
     X = FEATURE_MAPS[name]().fit_transform(frame)

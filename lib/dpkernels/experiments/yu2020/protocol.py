@@ -178,7 +178,7 @@ def iyengar_kddcup99(seed: int = SPLIT_SEED) -> Split:
     df, order = iyengar_kddcup99_rows(seed)
     numeric = [c for c in KDD_COLUMNS[:-1] if c not in KDD_CATEGORICAL]
     X = np.hstack([_one_hot([df[c].to_numpy() for c in KDD_CATEGORICAL]), df[numeric].to_numpy(dtype=np.float64)])
-    y = np.where(df["label"].to_numpy() == "normal.", 1.0, -1.0)
+    y = iyengar_kddcup99_labels(df)
     split = _split("kddcup99", X, y, order, {"source": "kddcup.data_10_percent (UCI KDD archive)",
                                              "drawn_with_replacement": True, "numeric": len(numeric), "seed": int(seed)})
     train = {r.tobytes() for r in np.column_stack([split.X_train, split.y_train])}
@@ -195,6 +195,11 @@ def iyengar_kddcup99_rows(seed: int = SPLIT_SEED) -> tuple[pd.DataFrame, NDArray
     if len(df) != 494021:
         raise ValueError(f"the 10 percent file has {len(df)} rows, expected 494,021")
     return df.iloc[idx], rs.permutation(KDD_ROWS)
+
+
+def iyengar_kddcup99_labels(rows: pd.DataFrame) -> Array:
+    """+1 for a normal connection, -1 for an attack, of :func:`iyengar_kddcup99_rows`' rows (their task)."""
+    return np.where(rows["label"].to_numpy() == "normal.", 1.0, -1.0)
 
 
 def load_split(name: str, seed: int = SPLIT_SEED) -> Split:
