@@ -500,9 +500,10 @@ if len(adult_01):
 # %% [markdown]
 # ## 8. Cost curves
 #
-# Median fit time and peak traced memory (`tracemalloc`, the call to `fit` alone) against $n$ over every run (one
-# BLAS thread per task), and the least-squares log-log slope of the fit time over every run of the grid,
-# diffprivlib's LogisticRegression (dashed) beside ours at every size.  Targets (ours): fit time linear in $n$ (slope
+# Median fit time and peak traced memory (`tracemalloc`, the call to `fit` alone; seed 0's fits at $\varepsilon = 1$,
+# and at every $\varepsilon$ from 100,000 rows: `E.traced`) against $n$ over every run (one BLAS thread per task),
+# and the least-squares log-log slope of the fit time over every run of the grid, diffprivlib's LogisticRegression
+# (dashed) beside ours at every size.  Targets (ours): fit time linear in $n$ (slope
 # $\le 1.1$, judged on the data set with the widest grid) for the linear and random-feature mechanisms, on these runs;
 # peak memory at most 3 times the training matrix at the largest size of the same data set, on these runs (issue 27
 # asks it of Bassily et al.'s Algorithm 3: row `F-memory-bassily-alg3`); and at the full KDDCup99 size (the
@@ -523,7 +524,7 @@ plt.show()
 slopes[["dataset", "mechanism", "sizes", "n_max", "time_slope", "time_slope_se", "memory_slope"]]
 
 # %%
-LARGE = 100_000  # the cost targets are judged only on a grid that reaches this many rows
+LARGE = E.COST_TARGET_ROWS  # the cost targets are judged only on a grid that reaches this many rows
 widest = max(datasets, key=lambda d: summary.loc[summary.dataset == d, "n_train"].max())
 scaled = slopes[(slopes.dataset == widest) & slopes.family.isin(["linear", "random-features"])]
 if summary.loc[summary.dataset == widest, "n_train"].max() < LARGE or scaled.empty:

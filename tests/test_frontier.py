@@ -90,7 +90,8 @@ def test_task_records_accounted_privacy_at_most_the_target():
         r = F.run_task(_config(m))
         assert r["n_parts"] == (18 if m.endswith("-selected") else 6)  # one-against-all: 6 binary fits (x 3 candidates)
         assert r["epsilon_spent"] <= 0.5 and r["delta_spent"] <= F.DELTA
-        assert 0.0 <= r["error"] <= 1.0 and r["fit_seconds"] > 0 and r["peak_mb"] > 0 and r["train_mb"] > 0
+        assert 0.0 <= r["error"] <= 1.0 and r["fit_seconds"] > 0 and r["train_mb"] > 0
+        assert not r["traced"] and math.isnan(r["peak_mb"])  # seed 0 at epsilon 0.5: memory is traced at 1 only
         assert (r["delta_spent"] == 0.0) == (F.MECHANISMS[m].privacy == "pure")
     r = F.run_task(_config("park-epc"))
     assert r["n_parts"] == 1 and r["epsilon_spent"] <= 0.5 and r["delta_spent"] == 0.0
@@ -235,9 +236,23 @@ def test_only_the_traced_seed_measures_memory_and_tracing_changes_no_result(monk
     other = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=1))
     assert traced["traced"] and traced["peak_mb"] > 0 and not other["traced"] and math.isnan(other["peak_mb"])
     assert other["fit_seconds"] > 0
+    elsewhere = F.run_task(_config("dp-sgd", "adult", n=500, eps=8.0, seed=0))  # seed 0 at another epsilon
+    assert not elsewhere["traced"] and math.isnan(elsewhere["peak_mb"])
     monkeypatch.setattr(F, "TRACED_SEEDS", ())
     untraced = F.run_task(_config("dp-sgd", "adult", n=500, eps=1.0, seed=0))
     assert not untraced["traced"] and untraced["pred_digest"] == traced["pred_digest"]
+
+
+def test_memory_is_traced_at_one_epsilon_and_at_every_epsilon_where_the_memory_target_is_judged():
+    """Seed 0 at epsilon 1 (the curves), a non-private reference always, and every epsilon from 100,000 rows (where
+    F-memory reads the largest peak over a cell's runs); no other seed."""
+    big = F.COST_TARGET_ROWS
+    assert F.traced(_config("amp", "kddcup99", n=1000, eps=F.TRACED_EPSILON, seed=0))
+    assert not F.traced(_config("amp", "kddcup99", n=1000, eps=0.1, seed=0))
+    assert not F.traced(_config("amp", "kddcup99", n=big - 1, eps=8.0, seed=0))
+    assert all(F.traced(_config("amp", "kddcup99", n=big, eps=e, seed=0)) for e in (0.1, 0.3, 1.0, 3.0, 8.0))
+    assert F.traced(_config("nonprivate-logistic", "kddcup99", n=1000, seed=0))
+    assert not any(F.traced(_config("amp", "kddcup99", n=n, eps=1.0, seed=1)) for n in (1000, big))
 
 
 def test_cost_curves_time_the_untraced_runs_and_trace_the_memory():
@@ -253,6 +268,23 @@ def test_cost_curves_time_the_untraced_runs_and_trace_the_memory():
     assert A.summarise(runs).iloc[0]["fit_seconds"] == pytest.approx(1.1)
 
 
+def test_memory_curves_are_drawn_at_one_epsilon_and_the_largest_peak_reads_every_traced_run():
+    """Where every epsilon is traced (from 100,000 rows) the curve's point is still the traced epsilon's, so that
+    every size's point is at the same epsilon; the largest peak (F-memory) is over all of them."""
+    rows = []
+    for n, peaks in ((1000, {1.0: 2.0}), (10_000, {1.0: 20.0}), (200_000, {0.1: 900.0, 1.0: 400.0, 8.0: 1000.0})):
+        for eps in (0.1, 1.0, 8.0):
+            r = _runs({"noisy-gd": [0.2]}, n=n, eps=eps)
+            r["traced"], r["peak_mb"] = eps in peaks, peaks.get(eps, math.nan)
+            rows.append(r)
+    runs = pd.concat(rows, ignore_index=True)
+    c = A.cost_curves(runs).set_index("n_train")
+    assert c.loc[200_000, "peak_mb"] == 400.0 and c.loc[200_000, "peak_mb_max"] == 1000.0
+    assert c.loc[200_000, "traced_runs"] == 3 and c.loc[1000, "traced_runs"] == 1
+    slope = A.cost_slopes(runs).iloc[0]["memory_slope"]
+    assert slope == pytest.approx(1.0, abs=1e-9)  # 2, 20, 400 MB at 1,000, 10,000, 200,000 rows: slope 1
+
+
 def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
     from dpkernels.experiments import frontier_cost as C
 
@@ -262,9 +294,15 @@ def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
                              for s, c in costs.items()])
     planned = [{**key, "epsilon": e, "seed": s} for e in (0.1, 1.0, 10.0) for s in range(3)]
     est = C.estimate(planned, measured, workers=2).set_index(["epsilon", "seed"])
-    assert est.loc[(0.1, 0), "cpu_seconds"] == 2.0 and est.loc[(0.1, 1), "cpu_seconds"] == 1.0  # traced / untraced
+    # seed 0 is traced at epsilon 1 only (1,000 rows): the measured traced costs 2 and 4, halfway in log epsilon
+    assert est.loc[(1.0, 0), "cpu_seconds"] == pytest.approx(3.0)
+    assert est.loc[(0.1, 0), "cpu_seconds"] == 1.0 and est.loc[(0.1, 1), "cpu_seconds"] == 1.0  # untraced
     assert est.loc[(1.0, 2), "cpu_seconds"] == pytest.approx(2.0)  # halfway in log epsilon
     assert est.loc[(0.1, 0), "one_off"] == 4.0 and est.loc[(0.1, 1), "one_off"] == 0.0  # 2 workers x (3 - 1), once
+    # a measurement that says it ran untraced (seed 0 at 0.1 under the current rule) is an untraced one
+    flagged = measured.assign(traced=(measured.seed == 0) & (measured.epsilon == 10.0))
+    est2 = C.estimate(planned, flagged, workers=2).set_index(["epsilon", "seed"])
+    assert est2.loc[(0.1, 1), "cpu_seconds"] == 1.0 and est2.loc[(1.0, 0), "cpu_seconds"] == 4.0  # one traced point
     tot = C.totals(est.reset_index(), overhead=0.01, fixed=1.0)
     assert tot["tasks"] == 9 and tot["sweep_cpu"] == pytest.approx(tot["task_cpu"] + tot["one_off_cpu"] + 1.09)
     keys = C.measure_keys(planned)

@@ -28,8 +28,8 @@ of :mod:`dpkernels.verdicts`:
   winner with all constants scaled alike, the mechanisms that win under *some* combination of the constants, and
   whether the rule's winner stays the winner under every combination (on mean errors);
 * **cost curves** (:func:`cost_curves`, :func:`cost_slopes`): median fit time (untraced runs) and peak traced memory
-  (the traced runs, :data:`~dpkernels.experiments.frontier.TRACED_SEEDS`) per size, the least-squares log-log slope
-  over every run of the grid and its standard error.
+  (the traced runs, :func:`~dpkernels.experiments.frontier.traced`, at one epsilon) per size, the least-squares
+  log-log slope over every run of the grid and its standard error.
 """
 
 from __future__ import annotations
@@ -565,12 +565,23 @@ def _timed(df: pd.DataFrame) -> pd.Series:
     return df["fit_seconds"].where(~traced | ~untraced)
 
 
+def _curve_memory(df: pd.DataFrame) -> pd.Series:
+    """Per run, its peak memory where it draws the memory curves: the traced runs at :data:`~dpkernels.experiments.
+    frontier.TRACED_EPSILON` (a non-private reference's at any), so that every size's point is at the same epsilon
+    (from 100,000 rows every epsilon is traced, :func:`~dpkernels.experiments.frontier.traced`); NaN otherwise."""
+    from dpkernels.experiments.frontier import TRACED_EPSILON
+
+    eps = df["epsilon"].astype(float)
+    return df["peak_mb"].where(eps.isna() | (eps == TRACED_EPSILON))
+
+
 def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (data set, mechanism, n): median fit seconds (over the untraced runs, :func:`_timed`) and median and largest
-    peak traced memory (over the traced runs), the training matrix's size and the largest peak's ratio to it."""
-    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x))
+    """Per (data set, mechanism, n): median fit seconds (over the untraced runs, :func:`_timed`), the peak traced
+    memory at one epsilon (:func:`_curve_memory`; ``peak_mb``) and the largest over every traced run
+    (``peak_mb_max``), the training matrix's size and the largest peak's ratio to it."""
+    d = df[df["fit_seconds"].notna()].assign(_time=lambda x: _timed(x), _memory=lambda x: _curve_memory(x))
     g = d.groupby(["dataset", "mechanism", "n_train"], sort=True)
-    out = g.agg(fit_seconds=("_time", "median"), peak_mb=("peak_mb", "median"), peak_mb_max=("peak_mb", "max"),
+    out = g.agg(fit_seconds=("_time", "median"), peak_mb=("_memory", "median"), peak_mb_max=("peak_mb", "max"),
                 train_mb=("train_mb", "first"), runs=("_time", "count"), traced_runs=("peak_mb", "count")).reset_index()
     out["memory_ratio_max"] = out["peak_mb_max"] / out["train_mb"]
     out["label"] = out["mechanism"].map(lambda m: MECHANISMS[m].label)
@@ -580,8 +591,8 @@ def cost_curves(df: pd.DataFrame) -> pd.DataFrame:
 
 def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, mechanism): the least-squares slope of log fit time (the untraced runs', :func:`_timed`) and of
-    log peak memory (the traced runs') against log n over every run of the grid, with the standard error and degrees
-    of freedom of the time slope (needs three sizes)."""
+    log peak memory (the traced runs' at one epsilon, :func:`_curve_memory`) against log n over every run of the grid,
+    with the standard error and degrees of freedom of the time slope (needs three sizes)."""
     cols = ["dataset", "mechanism", "label", "family", "sizes", "n_min", "n_max", "time_slope", "time_slope_se",
             "time_slope_df", "memory_slope"]
     rows = []
@@ -592,7 +603,8 @@ def cost_slopes(df: pd.DataFrame) -> pd.DataFrame:
             continue
         t = g[g["_time"].notna()]
         s, se, dof = verdicts.slope_with_se(t["n_train"], t["_time"])
-        p = g[g["peak_mb"].notna()]
+        p = g.assign(peak_mb=_curve_memory(g))
+        p = p[p["peak_mb"].notna()]
         sm = verdicts.slope(p["n_train"], np.maximum(p["peak_mb"], 1e-3)) if p["n_train"].nunique() > 1 else math.nan
         rows.append({"dataset": ds, "mechanism": m, "label": MECHANISMS[m].label, "family": MECHANISMS[m].family,
                      "sizes": sizes, "n_min": int(g["n_train"].min()), "n_max": int(g["n_train"].max()),

@@ -8,8 +8,8 @@ profile_configs`); the estimate is
   :func:`~dpkernels.experiments.frontier.run_task`, i.e. the rows' loading, the fit and the predictions, one BLAS
   thread as in the sweep), measured per (data set, n, mechanism, rule scale) at the epsilons of
   :data:`MEASURE_EPSILONS` (:func:`measure`) and read for every planned task at its epsilon (linear in log epsilon
-  between the measured ones, :func:`estimate`).  Seed 0's fit runs under ``tracemalloc`` (:data:`~dpkernels.
-  experiments.frontier.TRACED_SEEDS`, slower) and is measured as such; the other seeds' cost is an untraced seed's.
+  between the measured ones, :func:`estimate`).  A traced task's fit runs under ``tracemalloc`` (:func:`~dpkernels.
+  experiments.frontier.traced`, slower) and is charged a traced measurement's cost; every other task an untraced one's.
   A key whose untraced seeds 1 and 2 are both measured (in that order, before seed 0) separates a one-off cost (a
   worker's first call: imports, a cached calibration such as DP-SGD's accountant) from the per-seed cost: the
   smaller of the two is charged to every untraced seed, the excess once per worker;
@@ -58,7 +58,7 @@ def timed_task(config: dict[str, Any]) -> dict[str, Any]:
     cpu, wall = time.process_time(), time.perf_counter()
     _, result = call_serially(run_task, config)
     return {**config, "cpu_seconds": time.process_time() - cpu, "wall_seconds": time.perf_counter() - wall,
-            "fit_seconds": result["fit_seconds"], "load": os.getloadavg()[0]}
+            "fit_seconds": result["fit_seconds"], "traced": bool(result["traced"]), "load": os.getloadavg()[0]}
 
 
 def measure_keys(configs: Sequence[dict[str, Any]], epsilons: Sequence[float] = MEASURE_EPSILONS,
@@ -134,11 +134,15 @@ def estimate(configs: Sequence[dict[str, Any]], measured: pd.DataFrame, workers:
     worker's first call (``one_off``).
 
     Per (key, epsilon) with two untraced measurements, the per-seed cost is the smaller and the one-off the excess of
-    the larger; with one, it is all per-seed.  A key with no measurement raises ``KeyError``."""
-    from dpkernels.experiments.frontier import TRACED_SEEDS
+    the larger; with one, it is all per-seed.  A measurement is traced as its ``traced`` column says (measurements
+    without one, from before :func:`~dpkernels.experiments.frontier.traced`, traced every seed of
+    ``TRACED_SEEDS``); a planned task as :func:`~dpkernels.experiments.frontier.traced` says.  A key with no
+    measurement raises ``KeyError``."""
+    from dpkernels.experiments.frontier import TRACED_SEEDS, traced
 
     m = measured.assign(_e=measured["epsilon"].fillna(-1.0).astype(float))
-    traced_seed = m["seed"].isin(TRACED_SEEDS)
+    legacy = m["seed"].isin(TRACED_SEEDS)
+    traced_seed = m["traced"].fillna(legacy).astype(bool) if "traced" in m else legacy
     per = m[~traced_seed].groupby([*KEY, "_e"])["cpu_seconds"].agg(["min", "max", "size"])
     per["once"] = np.where(per["size"] > 1, per["max"] - per["min"], 0.0)
     per["traced"] = m[traced_seed].groupby([*KEY, "_e"])["cpu_seconds"].min()
@@ -151,12 +155,15 @@ def estimate(configs: Sequence[dict[str, Any]], measured: pd.DataFrame, workers:
         except KeyError:
             raise KeyError(f"no measurement for {key}") from None
         e = c["epsilon"]
-        col = "traced" if c["seed"] in TRACED_SEEDS else "min"
+        col = "traced" if traced(c) else "min"
         if e is None:
             cost, once = float(g[col].iloc[0]), float(g["once"].iloc[0])
         else:
             pos = g[g.index >= 0]
-            cost, once = _interpolate(pos[col], float(e)), _interpolate(pos["once"], float(e))
+            points = pos[col].dropna()  # the epsilons measured traced (or untraced), not the others
+            if points.empty:
+                raise KeyError(f"no {'traced' if col == 'traced' else 'untraced'} measurement for {key}")
+            cost, once = _interpolate(points, float(e)), _interpolate(pos["once"], float(e))
         ident = (*key, -1.0 if e is None else float(e))
         first = ident not in seen
         seen.add(ident)
