@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpkernels import profiles
 from dpkernels.experiments import frontier as F
 from dpkernels.experiments import frontier_analysis as A
 from dpkernels.sweep import LOCAL, ResultStore, SweepError
@@ -87,11 +88,11 @@ def test_a_worker_without_the_data_fails_fast_naming_its_host(tmp_path):
 
 def test_task_records_accounted_privacy_at_most_the_target():
     for m in ("rubinstein-finite", "bassily-alg2", "chaudhuri-objective-logistic-selected", "bassily-alg2-selected"):
-        r = F.run_task(_config(m))
+        r = F.run_task(_config(m, eps=F.TRACED_EPSILON))
         assert r["n_parts"] == (18 if m.endswith("-selected") else 6)  # one-against-all: 6 binary fits (x 3 candidates)
-        assert r["epsilon_spent"] <= 0.5 and r["delta_spent"] <= F.DELTA
+        assert r["epsilon_spent"] <= F.TRACED_EPSILON and r["delta_spent"] <= F.DELTA
         assert 0.0 <= r["error"] <= 1.0 and r["fit_seconds"] > 0 and r["train_mb"] > 0
-        assert not r["traced"] and math.isnan(r["peak_mb"])  # seed 0 at epsilon 0.5: memory is traced at 1 only
+        assert r["traced"] and r["peak_mb"] > 0
         assert (r["delta_spent"] == 0.0) == (F.MECHANISMS[m].privacy == "pure")
     r = F.run_task(_config("park-epc"))
     assert r["n_parts"] == 1 and r["epsilon_spent"] <= 0.5 and r["delta_spent"] == 0.0
@@ -252,6 +253,9 @@ def test_memory_is_traced_at_one_epsilon_and_at_every_epsilon_where_the_memory_t
     assert not F.traced(_config("amp", "kddcup99", n=big - 1, eps=8.0, seed=0))
     assert all(F.traced(_config("amp", "kddcup99", n=big, eps=e, seed=0)) for e in (0.1, 0.3, 1.0, 3.0, 8.0))
     assert F.traced(_config("nonprivate-logistic", "kddcup99", n=1000, seed=0))
+    assert F.traced({**_config("nonprivate-logistic", "kddcup99", n=1000, seed=0), "epsilon": math.nan})  # from a table
+    for name in ("quick", "full", "scale"):  # every profile draws its memory curves at the traced epsilon
+        assert F.TRACED_EPSILON in profiles.load("frontier", name)["epsilons"], name
     assert not any(F.traced(_config("amp", "kddcup99", n=n, eps=1.0, seed=1)) for n in (1000, big))
 
 
@@ -277,12 +281,28 @@ def test_memory_curves_are_drawn_at_one_epsilon_and_the_largest_peak_reads_every
             r = _runs({"noisy-gd": [0.2]}, n=n, eps=eps)
             r["traced"], r["peak_mb"] = eps in peaks, peaks.get(eps, math.nan)
             rows.append(r)
-    runs = pd.concat(rows, ignore_index=True)
+    ref = _runs({"nonprivate-logistic": [0.1]}, n=200_000)  # a reference (epsilon NaN): its traced peak counts
+    ref["traced"], ref["peak_mb"] = True, 50.0
+    runs = pd.concat([*rows, ref], ignore_index=True)
+    assert A.cost_curves(runs).query("mechanism == 'nonprivate-logistic'")["peak_mb"].tolist() == [50.0]
+    runs = runs[runs.mechanism == "noisy-gd"]
     c = A.cost_curves(runs).set_index("n_train")
     assert c.loc[200_000, "peak_mb"] == 400.0 and c.loc[200_000, "peak_mb_max"] == 1000.0
     assert c.loc[200_000, "traced_runs"] == 3 and c.loc[1000, "traced_runs"] == 1
     slope = A.cost_slopes(runs).iloc[0]["memory_slope"]
     assert slope == pytest.approx(1.0, abs=1e-9)  # 2, 20, 400 MB at 1,000, 10,000, 200,000 rows: slope 1
+
+
+def test_a_measurement_appends_under_the_header_and_widens_an_older_file(tmp_path):
+    from dpkernels.experiments import frontier_cost as C
+
+    path = tmp_path / "m.csv"
+    pd.DataFrame([{"dataset": "adult", "seed": 0, "cpu_seconds": 1.0, "load": 0.5}]).to_csv(path, index=False)
+    C._append(path, {"dataset": "adult", "seed": 1, "cpu_seconds": 2.0, "load": 0.7})  # same columns, other order
+    C._append(path, {"dataset": "adult", "seed": 2, "cpu_seconds": 3.0, "traced": False, "load": 0.9})  # a new column
+    back = pd.read_csv(path)
+    assert back["cpu_seconds"].tolist() == [1.0, 2.0, 3.0] and back["load"].tolist() == [0.5, 0.7, 0.9]
+    assert back["traced"].isna().tolist() == [True, True, False]
 
 
 def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
@@ -303,6 +323,7 @@ def test_cost_estimate_separates_traced_one_off_and_per_seed_costs():
     flagged = measured.assign(traced=(measured.seed == 0) & (measured.epsilon == 10.0))
     est2 = C.estimate(planned, flagged, workers=2).set_index(["epsilon", "seed"])
     assert est2.loc[(0.1, 1), "cpu_seconds"] == 1.0 and est2.loc[(1.0, 0), "cpu_seconds"] == 4.0  # one traced point
+    assert est2.loc[(0.1, 0), "one_off"] == 4.0  # 2 workers x (3 - 1): seed 0's untraced 2.0 is neither extreme
     tot = C.totals(est.reset_index(), overhead=0.01, fixed=1.0)
     assert tot["tasks"] == 9 and tot["sweep_cpu"] == pytest.approx(tot["task_cpu"] + tot["one_off_cpu"] + 1.09)
     keys = C.measure_keys(planned)

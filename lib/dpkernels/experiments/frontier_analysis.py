@@ -294,8 +294,9 @@ def states_a_guarantee(mechanism: str) -> bool:
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
     """Per (data set, n, mechanism, epsilon): mean test error and its standard error over the seeds it released on
     (``refused``: the seeds whose certified solver refused to release), the majority-class error, whether the mechanism
-    beats it (three-valued, paired by seed), median fit seconds and peak memory, the largest (epsilon, delta) its fits
-    stated and whether every run stayed within the cell's budget (:func:`within_budget`)."""
+    beats it (three-valued, paired by seed), median fit seconds and peak memory (NaN in a cell with no traced run:
+    :func:`~dpkernels.experiments.frontier.traced`), the largest (epsilon, delta) its fits stated and whether every
+    run stayed within the cell's budget (:func:`within_budget`)."""
     rows = []
     key = df.assign(_e=df["epsilon"].map(_eps_key), _ok=within_budget(df) if len(df) else [])
     for (ds, n, m, e), g in key.groupby(["dataset", "n_train", "mechanism", "_e"], sort=True):

@@ -10,9 +10,10 @@ profile_configs`); the estimate is
   :data:`MEASURE_EPSILONS` (:func:`measure`) and read for every planned task at its epsilon (linear in log epsilon
   between the measured ones, :func:`estimate`).  A traced task's fit runs under ``tracemalloc`` (:func:`~dpkernels.
   experiments.frontier.traced`, slower) and is charged a traced measurement's cost; every other task an untraced one's.
-  A key whose untraced seeds 1 and 2 are both measured (in that order, before seed 0) separates a one-off cost (a
-  worker's first call: imports, a cached calibration such as DP-SGD's accountant) from the per-seed cost: the
-  smaller of the two is charged to every untraced seed, the excess once per worker;
+  A (key, epsilon) with two or more untraced measurements (seeds 1 and 2, measured in that order before seed 0, and
+  seed 0 where it is not traced) separates a one-off cost (a worker's first call, seed 1: imports, a cached
+  calibration such as DP-SGD's accountant) from the per-seed cost: the smallest is charged to every untraced seed,
+  the excess of the largest once per worker;
 * **the rest**: a stated per-task overhead of the Dask scheduler and store (:data:`TASK_OVERHEAD`), the notebook's
   analysis and figures (measured by the caller), and the other notebooks of the profile (their measured CPU).
 
@@ -65,8 +66,8 @@ def measure_keys(configs: Sequence[dict[str, Any]], epsilons: Sequence[float] = 
                  repeat_below: int = 20_000) -> list[dict[str, Any]]:
     """The configurations to measure for a planned sweep: per (data set, n, mechanism, scale), at the smallest and
     largest epsilon the key runs and at those of ``epsilons`` it runs (a non-private reference: once), seeds 1
-    (untraced), 2 (untraced, below ``repeat_below`` rows only: one-off and per-seed costs apart) and 0 (traced), in
-    that order."""
+    (untraced), 2 (untraced, below ``repeat_below`` rows only: one-off and per-seed costs apart) and 0 (traced where
+    :func:`~dpkernels.experiments.frontier.traced` says, an untraced cost otherwise), in that order."""
     out = []
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for c in configs:
@@ -80,6 +81,21 @@ def measure_keys(configs: Sequence[dict[str, Any]], epsilons: Sequence[float] = 
             for seed in ((1, 2, 0) if int(key[1]) < repeat_below else (1, 0)):
                 out.append({**first, "epsilon": e, "seed": seed})
     return out
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    """Append one measurement to the CSV ``path`` under its header; a row with a column the header lacks (a file
+    written before that column existed, e.g. ``traced``) rewrites the file with every column, the old rows' new
+    cells empty."""
+    frame = pd.DataFrame([row])
+    if not path.is_file():
+        frame.to_csv(path, index=False)
+        return
+    header = list(pd.read_csv(path, nrows=0).columns)
+    if set(frame.columns) <= set(header):
+        frame.reindex(columns=header).to_csv(path, mode="a", header=False, index=False)
+    else:
+        pd.concat([pd.read_csv(path), frame], ignore_index=True).to_csv(path, index=False)
 
 
 def measure(configs: Sequence[dict[str, Any]], path: Path | str | None = None, n_jobs: int = 1,
@@ -109,8 +125,7 @@ def measure(configs: Sequence[dict[str, Any]], path: Path | str | None = None, n
     for r in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(timed_task)(c) for c in todo):
         rows.append(r)
         if path is not None:
-            frame = pd.DataFrame([r])
-            frame.to_csv(path, mode="a", header=not Path(path).is_file(), index=False)
+            _append(Path(path), r)
         if bar is not None:
             bar.update()
     if bar is not None:

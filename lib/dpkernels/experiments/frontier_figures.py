@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from dpkernels.experiments.frontier import MECHANISMS
+from dpkernels.experiments.frontier import MECHANISMS, TRACED_EPSILON
 
 if TYPE_CHECKING:  # plotting is an extra (dpkernels[plot]): imported inside the functions
     import matplotlib.pyplot as plt
@@ -138,7 +138,8 @@ def plot_ablation(runs: pd.DataFrame, dataset: str) -> "plt.Figure":
 
 
 def plot_costs(curves: pd.DataFrame) -> "plt.Figure":
-    """Median fit seconds and peak traced memory against training size (log-log), one column per data set."""
+    """Median fit seconds and peak traced memory (the traced epsilon's runs: ``cost_curves``' ``peak_mb``) against
+    training size (log-log), one column per data set."""
     import matplotlib.pyplot as plt
 
     datasets = sorted(curves["dataset"].unique())
@@ -146,7 +147,8 @@ def plot_costs(curves: pd.DataFrame) -> "plt.Figure":
     pal = palette()
     for j, ds in enumerate(datasets):
         c = curves[curves["dataset"] == ds]
-        for i, (col, lab) in enumerate((("fit_seconds", "median fit time (s)"), ("peak_mb", "median peak memory (MB)"))):
+        memory = f"peak traced memory at epsilon = {TRACED_EPSILON:g} (MB)"
+        for i, (col, lab) in enumerate((("fit_seconds", "median fit time (s)"), ("peak_mb", memory))):
             ax = axes[i][j]
             for m, g in c.groupby("mechanism"):
                 ax.plot(g["n_train"], np.maximum(g[col], 1e-4), marker="o", ms=3, color=pal[m],
