@@ -936,8 +936,9 @@ def traced(config: dict[str, Any]) -> bool:
     took 1,389 of the 5,277 fit seconds, about 690 more than the same cells' untraced fits; this rule keeps 504 of
     them and drops 1,616 (951 fit seconds).  At KDDCup99's 135,000 rows the peak moved by less than 1% across epsilon
     for 25 of 29 mechanisms and by at most 6% for all but one (Hall et al.'s Nystrom machine, 19%), so every epsilon
-    is traced where ``F-memory`` judges the largest peak; at 1,000 rows it moves by up to 61% (hyper-parameters that
-    depend on epsilon), so the memory curves are drawn at one epsilon."""
+    is traced where ``F-memory`` judges the largest peak; at 1,000 rows it moves across epsilon by 17% for the median
+    (data set, mechanism) and up to 19-fold (Bassily et al.'s Algorithm 2 on Adult, 0.07 to 1.4 MB: hyper-parameters
+    that depend on epsilon), so the memory curves are drawn at one epsilon."""
     if config["seed"] not in TRACED_SEEDS:
         return False
     eps = config.get("epsilon")
