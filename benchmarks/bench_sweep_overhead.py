@@ -8,7 +8,8 @@ of the 30,671 tasks are) runs twice:
   cumulative seconds per task of steps outside the fit (the rows' loading, ``threadpoolctl``'s limit,
   ``inspect.signature`` as scikit-learn's parameter machinery calls it; profiled, so slowed);
 * through :func:`dpkernels.sweep.run_sweep` on a Dask LocalCluster of 2 worker processes (the scale profile's
-  scheduler): its wall time x 2 cores, the CPU of this process (the scheduler and the store) and the fits' seconds.
+  scheduler, with the frontier's batching of cheap tasks, ``dask_tasks`` Dask tasks): its wall time x 2 cores, the
+  CPU of this process (the scheduler and the store) and the fits' seconds.
 
 Writes ``benchmarks/results/sweep_overhead.json`` with the machine's load before and after.  CPU and wall seconds on
 a shared machine: meaningful beside the load.
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from dpkernels import profiles
 from dpkernels.experiments import frontier as F
-from dpkernels.sweep import ResultStore, call_serially, run_sweep
+from dpkernels.sweep import ResultStore, batches, call_serially, run_sweep
 
 OUT = Path(__file__).resolve().parent / "results" / "sweep_overhead.json"
 #: Steps outside the fit, as (label, substring of the profiled function's "file:line(name)").
@@ -78,7 +79,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         t0, own0 = time.perf_counter(), time.process_time()
         df = run_sweep(F.run_task, sample, ResultStore(d), n_jobs=2, scheduler="local", progress=False,
-                       cost=F.task_cost)
+                       cost=F.task_cost, batch_below=F.BATCH_BELOW_COST, batch_size=F.BATCH_SIZE)
         wall, own = time.perf_counter() - t0, time.process_time() - own0
     n = len(sample)
     out = {"tasks": n, "max_rows": args.max_rows, "population": len(pool), "seed": args.seed,
@@ -86,6 +87,9 @@ def main() -> None:
            "serial_outside_fit_ms_per_task": 1e3 * (cpu_serial - fit) / n,
            "profiled_tasks": len(profiled),
            "profiled_steps_ms_per_task": {k: 1e3 * v / len(profiled) for k, v in steps.items()},
+           "dask_batch_below": F.BATCH_BELOW_COST, "dask_batch_size": F.BATCH_SIZE,
+           "dask_tasks": len(batches(sorted(sample, key=F.task_cost, reverse=True), F.task_cost, F.BATCH_BELOW_COST,
+                                     F.BATCH_SIZE)),
            "dask_wall_seconds": wall, "dask_core_seconds": 2 * wall, "dask_caller_cpu_seconds": own,
            "dask_fit_seconds": float(df["fit_seconds"].sum()),
            "dask_extra_ms_per_task": 1e3 * (2 * wall - cpu_serial) / n,

@@ -455,6 +455,21 @@ def test_no_test_row_repeats_a_training_row(name):
     assert len(Xtr) == spec.n_full and len({r.tobytes() for r in Xte}) == spec.n_test
 
 
+def test_the_kept_test_set_is_the_seeded_one_and_every_call_gets_its_own_copy():
+    F._seeded_split.cache_clear()
+    Xtr, ytr, Xte, yte = F.load_task_data("satimage", 200, 100, 5)
+    path, y = F._population("satimage")
+    perm = np.random.default_rng([5, 11]).permutation(len(y))
+    te = np.sort(perm[:100])
+    np.testing.assert_array_equal(Xte, np.load(path)[te])  # what the uncached read gives
+    np.testing.assert_array_equal(Xtr, np.load(path)[perm[100:300]])
+    np.testing.assert_array_equal(yte, y[te])
+    Xte[:] = -1.0  # a caller that writes into its test rows does not change the next task's
+    again = F.load_task_data("satimage", 400, 100, 5)[2]
+    np.testing.assert_array_equal(again, np.load(path)[te])
+    assert F._seeded_split.cache_info().hits >= 1
+
+
 def test_distinct_rows_keeps_first_occurrences():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [0.0, 1.0]])
     assert F.distinct_rows(X).tolist() == [0, 1, 3]

@@ -198,3 +198,55 @@ def test_a_failing_sweep_on_dask_keeps_what_finished_and_a_rerun_computes_only_t
 
     out = run_sweep(counted, configs, store, progress=False)
     assert calls == [9] and out["y"].tolist() == [0, 1, 2, 3, 9]
+
+
+def test_cheap_configurations_are_batched_in_cost_order_and_expensive_ones_run_alone():
+    from dpkernels.sweep import batches
+
+    todo = [{"x": x} for x in (50, 40, 9, 8, 7, 30, 6, 5, 4, 3, 2)]
+    groups = batches(todo, lambda c: c["x"], 10, 3)
+    assert [[c["x"] for c in g] for g in groups] == [[50], [40], [9, 8, 7], [30], [6, 5, 4], [3, 2]]
+    assert [c for g in groups for c in g] == todo  # nothing lost, nothing repeated, the order kept
+    assert all(len(g) == 1 for g in batches(todo, None, 10, 3))  # no cost: no batches
+    assert all(len(g) == 1 for g in batches(todo, lambda c: c["x"], None, 3))
+    with pytest.raises(ValueError, match="batch_size"):
+        batches(todo, lambda c: c["x"], 10, 0)
+
+
+def test_batched_tasks_on_dask_return_every_result_and_a_failure_keeps_the_other_batches(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    configs = [{"x": i} for i in range(10)]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        out = run_sweep(square, configs, ResultStore(tmp_path / "b"), scheduler=cluster.scheduler_address,
+                        progress=False, cost=lambda c: c["x"], batch_below=7, batch_size=3)
+        assert out["y"].tolist() == [i * i for i in range(10)]
+        store = ResultStore(tmp_path / "bf")
+        failing = [{"x": 9, "sleep": 0}, {"x": 1, "sleep": 1.0, "fail": True}, {"x": 0, "sleep": 1.0}]
+        with pytest.raises(SweepError, match="broken"):
+            run_sweep(sleep_then, failing, store, scheduler=cluster.scheduler_address, progress=False,
+                      cost=lambda c: c["x"], batch_below=5, batch_size=2)
+    kept = sorted(json.loads(p.read_text())["config"]["x"] for p in store.root.glob("*.json"))
+    assert kept == [9]  # the expensive task ran alone and finished; the failing batch lost its other member
+
+
+def test_the_thread_limit_is_scanned_once_per_set_of_modules_and_still_applies():
+    import sys
+    import types
+
+    from threadpoolctl import threadpool_info
+
+    from dpkernels import sweep
+
+    first = sweep._thread_controller()
+    assert sweep._thread_controller() is first  # no new scan while no module was imported
+    sys.modules["_dpkernels_test_new_module"] = types.ModuleType("_dpkernels_test_new_module")
+    try:
+        assert sweep._thread_controller() is not first  # an import may have loaded a library: scanned again
+    finally:
+        del sys.modules["_dpkernels_test_new_module"]
+
+    def threads(config):
+        return {"blas": [p["num_threads"] for p in threadpool_info() if p["user_api"] in ("blas", "openmp")]}
+
+    _, result = sweep.call_serially(threads, {})
+    assert result["blas"] and set(result["blas"]) == {1}

@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -83,14 +84,21 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, calib
     delta = check_delta(delta)
     sensitivity = check_positive(sensitivity, "sensitivity")
     if calibration == "analytic":
-        import dp_accounting
-
-        return sensitivity * float(dp_accounting.get_sigma_gaussian(epsilon, delta))
+        return sensitivity * _analytic_sigma(epsilon, delta)
     if calibration == "classical":
         return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
     if calibration == "hall":
         return sensitivity * math.sqrt(2.0 * math.log(2.0 / delta)) / epsilon
     raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _analytic_sigma(epsilon: float, delta: float) -> float:
+    """``dp_accounting.get_sigma_gaussian(epsilon, delta)`` (unit sensitivity), kept per process: a root search of
+    about 2 ms on public parameters, which a sweep asks for again and again."""
+    import dp_accounting
+
+    return float(dp_accounting.get_sigma_gaussian(epsilon, delta))
 
 
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:

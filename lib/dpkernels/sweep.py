@@ -13,7 +13,8 @@ module-level function, importable wherever it runs).  :func:`run_sweep`
   starts a ``LocalCluster`` of ``n_jobs`` worker *processes* with one thread each for the duration of the sweep; any
   other value is the address of a running scheduler (also from ``dpkernels reproduce --scheduler ADDRESS`` or the
   ``DPKERNELS_SCHEDULER`` environment variable).  Results travel back to the caller, which alone writes the store:
-  workers need the package and the data, not the store's file system;
+  workers need the package and the data, not the store's file system; on Dask, cheap configurations (a ``cost``
+  below ``batch_below``) run several to a task (:func:`batches`);
 * checks before it computes anything (``preflight``): each named check (one per mechanism, say: a fit on a tiny
   public problem) runs once in the caller, and the first that fails stops the sweep at once with
   :class:`PreflightError`, naming it, the fix and the versions found; a broken dependency (diffprivlib under a SciPy
@@ -36,7 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -49,8 +52,8 @@ from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in ker
 
 from dpkernels.cache import source_hash
 
-__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "preflight", "SweepError",
-           "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX"]
+__all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "call_batch", "batches",
+           "preflight", "SweepError", "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX"]
 
 SCHEDULER_ENV = "DPKERNELS_SCHEDULER"
 #: ``scheduler`` value that starts a Dask LocalCluster of worker processes (one thread each) for one sweep.
@@ -116,12 +119,26 @@ def scheduler_address(scheduler: str | None = None) -> str | None:
     return scheduler or os.environ.get(SCHEDULER_ENV) or None
 
 
+_CONTROLLER: tuple[int, Any] | None = None
+
+
+def _thread_controller() -> Any:
+    """This process's ``threadpoolctl.ThreadpoolController``, scanned again only when ``sys.modules`` has grown since
+    the last scan (an import that may have loaded another BLAS or OpenMP library): a scan of the loaded libraries
+    costs about 2 ms, which a sweep of many small tasks would pay on every task."""
+    global _CONTROLLER
+    from threadpoolctl import ThreadpoolController
+
+    n_modules = len(sys.modules)
+    if _CONTROLLER is None or _CONTROLLER[0] != n_modules:
+        _CONTROLLER = (n_modules, ThreadpoolController())
+    return _CONTROLLER[1]
+
+
 def call_serially(task: Task, config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(config, task(config))`` with nested parallelism made serial: one BLAS / OpenMP thread and joblib's
     sequential backend for any ``joblib.Parallel`` the task calls (whatever backend the caller or a Dask worker set)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1), parallel_config(backend="sequential"):
+    with _thread_controller().limit(limits=1), parallel_config(backend="sequential"):
         try:
             return config, task(config)
         except Exception as exc:
@@ -165,7 +182,34 @@ def _run_joblib(task: Task, todo: list[dict[str, Any]], n_jobs: int) -> Any:
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(call_serially)(task, c) for c in todo)
 
 
-def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int, priorities: list[float]) -> Any:
+def call_batch(task: Task, configs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """:func:`call_serially` on each of ``configs`` in turn, in one call: one Dask task for several cheap ones."""
+    return [call_serially(task, c) for c in configs]
+
+
+def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] | None, batch_below: float | None,
+            batch_size: int) -> list[list[dict[str, Any]]]:
+    """``todo`` (in its order) as the groups one Dask task each runs: a configuration alone, or up to ``batch_size``
+    consecutive configurations whose ``cost`` is below ``batch_below`` (none without a cost or a threshold)."""
+    if batch_size < 1 or int(batch_size) != batch_size:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    groups: list[list[dict[str, Any]]] = []
+    open_group: list[dict[str, Any]] = []
+    for c in todo:
+        if cost is None or batch_below is None or cost(c) >= batch_below:
+            groups.append([c])
+            continue
+        open_group.append(c)
+        if len(open_group) == batch_size:
+            groups.append(open_group)
+            open_group = []
+    if open_group:
+        groups.append(open_group)
+    return groups
+
+
+def _run_dask(task: Task, groups: list[list[dict[str, Any]]], address: str, n_jobs: int,
+              priorities: list[float]) -> Any:
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -178,22 +222,21 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
                                    dashboard_address=None, silence_logs=logging.CRITICAL)
     client = Client(cluster if cluster is not None else address)
     try:
-        futures = {}
-        for c, prio in zip(todo, priorities):
-            fut = client.submit(call_serially, task, c, key=f"sweep-{config_key(c)}", pure=False, priority=prio,
-                                retries=0)
-            futures[fut.key] = (fut, c)
+        futures = []
+        for group, prio in zip(groups, priorities):
+            key = f"sweep-{config_key(group[0])}" + (f"-{len(group)}" if len(group) > 1 else "")
+            futures.append(client.submit(call_batch, task, group, key=key, pure=False, priority=prio, retries=0))
         yielded = set()
-        for fut in as_completed([f for f, _ in futures.values()]):
+        for fut in as_completed(futures):
             if fut.status != "finished":  # the first failure cancels the rest and is raised here
                 exc = fut.exception()
-                client.cancel([f for f, _ in futures.values() if f.status != "finished"])
-                for f, _ in futures.values():  # what finished meanwhile is kept
+                client.cancel([f for f in futures if f.status != "finished"])
+                for f in futures:  # what finished meanwhile is kept
                     if f.status == "finished" and f.key not in yielded:
-                        yield f.result()
+                        yield from f.result()
                 raise exc
             yielded.add(fut.key)
-            yield fut.result()
+            yield from fut.result()
     finally:
         client.close()
         if cluster is not None:
@@ -203,10 +246,14 @@ def _run_dask(task: Task, todo: list[dict[str, Any]], address: str, n_jobs: int,
 def run_sweep(task: Task, configs: Sequence[dict[str, Any]], store: ResultStore, *, n_jobs: int = 1,
               scheduler: str | None = None, progress: bool = True, desc: str = "sweep",
               cost: Callable[[dict[str, Any]], float] | None = None,
-              preflight_checks: Mapping[str, Callable[[], object]] | None = None) -> pd.DataFrame:
+              preflight_checks: Mapping[str, Callable[[], object]] | None = None,
+              batch_below: float | None = None, batch_size: int = 8) -> pd.DataFrame:
     """Run ``task`` on every configuration missing from ``store``; return all results (config columns + result
     columns), in the order of ``configs``.  ``cost(config)`` orders the work, most expensive first.
-    ``preflight_checks``: named checks run once (:func:`preflight`) when anything is left to compute, before it is."""
+    ``preflight_checks``: named checks run once (:func:`preflight`) when anything is left to compute, before it is.
+    On Dask, configurations whose ``cost`` is below ``batch_below`` run ``batch_size`` to a task (:func:`batches`:
+    the scheduler's per-task cost spread over several cheap tasks; a failure then loses the rest of its batch, which a
+    rerun computes); joblib batches cheap tasks itself."""
     todo = [c for c in configs if store.get(c) is None]
     if cost is not None:
         todo.sort(key=cost, reverse=True)
@@ -215,8 +262,9 @@ def run_sweep(task: Task, configs: Sequence[dict[str, Any]], store: ResultStore,
         preflight(preflight_checks, desc=desc)
     if todo:
         if address:
-            prios = [float(cost(c)) if cost is not None else 0.0 for c in todo]
-            stream = _run_dask(task, todo, address, n_jobs, prios)
+            groups = batches(todo, cost, batch_below, batch_size)
+            prios = [math.fsum(float(cost(c)) for c in g) if cost is not None else 0.0 for g in groups]
+            stream = _run_dask(task, groups, address, n_jobs, prios)
         else:
             stream = _run_joblib(task, todo, n_jobs)
         for config, result in tqdm(stream, total=len(todo), desc=desc, disable=not progress, mininterval=2.0):

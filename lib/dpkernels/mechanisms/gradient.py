@@ -257,6 +257,7 @@ def accounting_discretization(epsilon: float) -> float:
     return min(1e-2, max(1e-5, 1e-3 * float(epsilon)))
 
 
+@functools.lru_cache(maxsize=1024)
 def dp_sgd_epsilon(noise_multiplier: float, sampling_rate: float, n_iter: int, delta: float, *,
                    relation: str = "replace", discretization: float = 1e-4) -> float:
     """Epsilon at ``delta`` of ``n_iter`` Poisson-subsampled Gaussian steps (dp-accounting's privacy-loss
@@ -274,6 +275,8 @@ def dp_sgd_epsilon(noise_multiplier: float, sampling_rate: float, n_iter: int, d
     >>> from dpkernels.mechanisms.gradient import dp_sgd_epsilon
     >>> round(dp_sgd_epsilon(4.0, 1.0, 1, 1e-5), 3) == round(gaussian_epsilon(4.0, 1e-5, 2.0), 3)
     True
+
+    A function of public parameters only (cached per process).
     """
     acc = _pld_accountant(relation, discretization)
     acc.compose(_dp_sgd_event(check_positive(noise_multiplier, "noise_multiplier"), sampling_rate, n_iter))
