@@ -203,6 +203,15 @@ def test_dp_sgd_calibration_is_the_smallest_multiplier():
     z = G.calibrate_dp_sgd(0.5, 1e-6, 0.05, 40)
     assert G.dp_sgd_epsilon(z, 0.05, 40, 1e-6, discretization=G.accounting_discretization(0.5)) <= 0.5
     assert G.dp_sgd_epsilon(z / 1.01, 0.05, 40, 1e-6, discretization=G.accounting_discretization(0.5)) > 0.5
+
+
+def test_dp_sgd_epsilon_checks_its_arguments_whatever_its_cache_holds():
+    G.dp_sgd_epsilon(1.0, 0.1, 10, 1e-5)  # cached
+    for bad in (True, 0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="noise_multiplier"):
+            G.dp_sgd_epsilon(bad, 0.1, 10, 1e-5)
+    with pytest.raises(ValueError, match="relation"):
+        G.dp_sgd_epsilon(1.0, 0.1, 10, 1e-5, relation="replace_one")
     assert G.poisson_rate(0.1) >= 0.1 and G.poisson_rate(0.1) - 0.1 < 2.0**-52
 
 

@@ -213,20 +213,41 @@ def test_cheap_configurations_are_batched_in_cost_order_and_expensive_ones_run_a
         batches(todo, lambda c: c["x"], 10, 0)
 
 
-def test_batched_tasks_on_dask_return_every_result_and_a_failure_keeps_the_other_batches(tmp_path):
+def keyed(config):
+    """The Dask key of the task running this configuration (members of one batch share it)."""
+    from distributed import get_worker
+
+    time.sleep(config.get("sleep", 0))
+    if config.get("fail"):
+        raise ValueError("broken")
+    return {"y": config["x"] ** 2, "key": get_worker().get_current_task()}
+
+
+def test_batched_tasks_on_dask_return_every_result_and_a_failure_keeps_what_finished(tmp_path):
     distributed = pytest.importorskip("distributed")
     configs = [{"x": i} for i in range(10)]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        out = run_sweep(square, configs, ResultStore(tmp_path / "b"), scheduler=cluster.scheduler_address,
+        out = run_sweep(keyed, configs, ResultStore(tmp_path / "b"), scheduler=cluster.scheduler_address,
                         progress=False, cost=lambda c: c["x"], batch_below=7, batch_size=3)
         assert out["y"].tolist() == [i * i for i in range(10)]
+        by_key = out.groupby("key")["x"].apply(sorted).tolist()
+        assert sorted(by_key) == [[0], [1, 2, 3], [4, 5, 6], [7], [8], [9]]  # 6 Dask tasks for 10 configurations
         store = ResultStore(tmp_path / "bf")
-        failing = [{"x": 9, "sleep": 0}, {"x": 1, "sleep": 1.0, "fail": True}, {"x": 0, "sleep": 1.0}]
+        failing = [{"x": 9}, {"x": 3}, {"x": 2, "fail": True, "sleep": 1.0}, {"x": 1}]
         with pytest.raises(SweepError, match="broken"):
-            run_sweep(sleep_then, failing, store, scheduler=cluster.scheduler_address, progress=False,
-                      cost=lambda c: c["x"], batch_below=5, batch_size=2)
+            run_sweep(keyed, failing, store, scheduler=cluster.scheduler_address, progress=False,
+                      cost=lambda c: c["x"], batch_below=5, batch_size=3)
     kept = sorted(json.loads(p.read_text())["config"]["x"] for p in store.root.glob("*.json"))
-    assert kept == [9]  # the expensive task ran alone and finished; the failing batch lost its other member
+    assert kept == [3, 9]  # the batch's member before its failure is kept, the one after it never ran; the task that
+    # ran alone finished during the failing member's second
+
+
+def test_distinct_batches_get_distinct_dask_keys():
+    from dpkernels.sweep import _batch_key
+
+    a, b, c = {"x": 1}, {"x": 2}, {"x": 3}
+    assert _batch_key([a, b]) != _batch_key([a, c])  # same first member, same length
+    assert _batch_key([a, b]) == _batch_key([a, b]) and _batch_key([a]) == f"sweep-{config_key(a)}"
 
 
 def test_the_thread_limit_is_scanned_once_per_set_of_modules_and_still_applies():

@@ -123,9 +123,11 @@ _CONTROLLER: tuple[int, Any] | None = None
 
 
 def _thread_controller() -> Any:
-    """This process's ``threadpoolctl.ThreadpoolController``, scanned again only when ``sys.modules`` has grown since
-    the last scan (an import that may have loaded another BLAS or OpenMP library): a scan of the loaded libraries
-    costs about 2 ms, which a sweep of many small tasks would pay on every task."""
+    """This process's ``threadpoolctl.ThreadpoolController``, scanned again only when the number of modules in
+    ``sys.modules`` has changed since the last scan (an import that may have loaded another BLAS or OpenMP library): a
+    scan of the loaded libraries costs about 2 ms, which a sweep of many small tasks would pay on every task.  A
+    library loaded without a new Python module (``ctypes``, a lazily loaded threading layer) is not seen until the
+    next import, as ``threadpool_limits`` does not see one loaded during its block."""
     global _CONTROLLER
     from threadpoolctl import ThreadpoolController
 
@@ -182,9 +184,26 @@ def _run_joblib(task: Task, todo: list[dict[str, Any]], n_jobs: int) -> Any:
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(call_serially)(task, c) for c in todo)
 
 
-def call_batch(task: Task, configs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """:func:`call_serially` on each of ``configs`` in turn, in one call: one Dask task for several cheap ones."""
-    return [call_serially(task, c) for c in configs]
+def call_batch(task: Task, configs: list[dict[str, Any]]
+               ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], SweepError | None]:
+    """:func:`call_serially` on each of ``configs`` in turn, in one call (one Dask task for several cheap ones): the
+    ``(config, result)`` pairs that finished, and the :class:`SweepError` of the first that failed (None when none
+    did; the configurations after it do not run)."""
+    done = []
+    for c in configs:
+        try:
+            done.append(call_serially(task, c))
+        except SweepError as exc:
+            return done, exc
+    return done, None
+
+
+def _batch_key(group: list[dict[str, Any]]) -> str:
+    """The Dask key of a group: its one configuration's, or a hash of all its members' (distinct groups never share
+    a key, also on a scheduler other clients use)."""
+    if len(group) == 1:
+        return f"sweep-{config_key(group[0])}"
+    return "sweep-batch-" + hashlib.sha256("".join(config_key(c) for c in group).encode()).hexdigest()[:32]
 
 
 def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] | None, batch_below: float | None,
@@ -222,21 +241,21 @@ def _run_dask(task: Task, groups: list[list[dict[str, Any]]], address: str, n_jo
                                    dashboard_address=None, silence_logs=logging.CRITICAL)
     client = Client(cluster if cluster is not None else address)
     try:
-        futures = []
-        for group, prio in zip(groups, priorities):
-            key = f"sweep-{config_key(group[0])}" + (f"-{len(group)}" if len(group) > 1 else "")
-            futures.append(client.submit(call_batch, task, group, key=key, pure=False, priority=prio, retries=0))
+        futures = [client.submit(call_batch, task, group, key=_batch_key(group), pure=False, priority=prio,
+                                 retries=0) for group, prio in zip(groups, priorities)]
         yielded = set()
         for fut in as_completed(futures):
-            if fut.status != "finished":  # the first failure cancels the rest and is raised here
-                exc = fut.exception()
+            failure = fut.exception() if fut.status != "finished" else None
+            if failure is None:
+                yielded.add(fut.key)
+                done, failure = fut.result()
+                yield from done  # a failed batch's members before its failure are kept too
+            if failure is not None:  # the first failure cancels the rest and is raised here
                 client.cancel([f for f in futures if f.status != "finished"])
                 for f in futures:  # what finished meanwhile is kept
                     if f.status == "finished" and f.key not in yielded:
-                        yield from f.result()
-                raise exc
-            yielded.add(fut.key)
-            yield from fut.result()
+                        yield from f.result()[0]
+                raise failure
     finally:
         client.close()
         if cluster is not None:
@@ -252,8 +271,8 @@ def run_sweep(task: Task, configs: Sequence[dict[str, Any]], store: ResultStore,
     columns), in the order of ``configs``.  ``cost(config)`` orders the work, most expensive first.
     ``preflight_checks``: named checks run once (:func:`preflight`) when anything is left to compute, before it is.
     On Dask, configurations whose ``cost`` is below ``batch_below`` run ``batch_size`` to a task (:func:`batches`:
-    the scheduler's per-task cost spread over several cheap tasks; a failure then loses the rest of its batch, which a
-    rerun computes); joblib batches cheap tasks itself."""
+    the scheduler's per-task cost spread over several cheap tasks; when one fails, the members before it are stored
+    and those after it are not run); joblib batches cheap tasks itself."""
     todo = [c for c in configs if store.get(c) is None]
     if cost is not None:
         todo.sort(key=cost, reverse=True)

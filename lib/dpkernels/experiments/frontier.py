@@ -665,7 +665,8 @@ def training_sizes(name: str, grid: Sequence[int | str]) -> list[int]:
 def _seeded_split(name: str, n_test: int, seed: int) -> tuple[NDArray[np.intp], Array]:
     """Seed ``seed``'s permutation of the population and its test rows (read-only), kept per process: every task of a
     seed reads the same test set (Adult's 5,229 rows, 4.4 MB; KDDCup99's 10,242, 7.1 MB), about 5 ms through the
-    memory map, more than most small fits of the scale profile."""
+    memory map, the order of a small fit.  The price is memory: a worker that meets every (data set, seed) of the
+    scale profile (80 of them) keeps about 270 MB."""
     path, y = _population(name)
     perm = np.random.default_rng([seed, 11]).permutation(len(y))
     Xte = _rows(path, np.sort(perm[:n_test]))
@@ -937,9 +938,8 @@ def _majority_error(y: NDArray) -> float:
 
 
 #: On a Dask cluster, tasks whose :func:`task_cost` is below this run :data:`BATCH_SIZE` to a Dask task
-#: (:func:`dpkernels.sweep.batches`): in the scale reference, 18,970 of the 30,671 fits, 52 ms each on average, against
-#: 33.9 ms more of the cores per Dask task than in one process, about half of it outside the fits
-#: (``benchmarks/results/sweep_overhead.json``).
+#: (:func:`dpkernels.sweep.batches`): 18,970 of the scale profile's 30,671 fits, each a few tens of milliseconds, the
+#: order of what one Dask task costs the cores beyond its fit (``benchmarks/bench_sweep_overhead.py``).
 BATCH_BELOW_COST = 30_000.0
 BATCH_SIZE = 8
 
