@@ -1,4 +1,4 @@
-"""Fit time against n on KDDCup99 with nothing else running (ERRATA F2: a wall-time slope that follows the load).
+"""Fit time against n on KDDCup99 with nothing else running (ERRATA F2: is the F-slope excess the load's?).
 
 The frontier's ``F-slope-<mechanism>`` rows fit the log-log slope of the sweep's untraced fit seconds against n over
 KDDCup99's three sizes of the scale profile.  In the sweep, the largest cells run first, while Yu et al.'s notebook
