@@ -271,3 +271,32 @@ def test_the_thread_limit_is_scanned_once_per_set_of_modules_and_still_applies()
 
     _, result = sweep.call_serially(threads, {})
     assert result["blas"] and set(result["blas"]) == {1}
+
+
+def _malloc_environ():
+    import os
+
+    return {k: os.environ.get(k) for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")}
+
+
+def test_a_local_clusters_workers_keep_freed_memory_and_the_caller_keeps_its_environment():
+    """The local cluster's worker processes start with WORKER_MALLOC_ENV (Dask's own default trims the heap above
+    64 KiB, so a large fit's arrays are faulted in afresh for every task), Dask's other pre-spawn settings kept, and
+    the caller's environment is as it was."""
+    import os
+
+    from dpkernels.sweep import WORKER_MALLOC_ENV, _local_cluster
+
+    before = dict(os.environ)
+    cluster = _local_cluster(1)
+    try:
+        import distributed
+
+        with distributed.Client(cluster) as client:
+            (seen,) = client.run(_malloc_environ).values()
+    finally:
+        cluster.close()
+    assert seen["MALLOC_MMAP_THRESHOLD_"] == WORKER_MALLOC_ENV["MALLOC_MMAP_THRESHOLD_"] == str(4 * 2**30)
+    assert seen["MALLOC_TRIM_THRESHOLD_"] == WORKER_MALLOC_ENV["MALLOC_TRIM_THRESHOLD_"] == str(64 * 2**30)
+    assert seen["OMP_NUM_THREADS"] == "1"  # Dask's own pre-spawn setting survives
+    assert dict(os.environ) == before

@@ -227,18 +227,47 @@ def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] 
     return groups
 
 
-def _run_dask(task: Task, groups: list[list[dict[str, Any]]], address: str, n_jobs: int,
-              priorities: list[float]) -> Any:
-    from distributed import Client, LocalCluster, as_completed
+#: glibc allocator settings of a local cluster's worker processes: freed memory stays in the worker's heap (no
+#: ``mmap`` for blocks below 4 GiB, no trimming below 64 GiB free at the top) instead of going back to the kernel.
+#: Dask's default worker environment trims the heap above 64 KiB (``distributed.nanny.pre-spawn-environ``), and
+#: glibc maps large blocks apart, so every large fit's arrays (a 135,000 x 201 feature matrix, liblinear's copy of
+#: it) came back from the kernel as fresh pages, faulted in and zeroed again, a large share of those fits' time on a
+#: virtual machine (``benchmarks/bench_worker_malloc.py``: the frontier's largest tasks in one process under each
+#: setting).  The cost is memory: each worker keeps its largest footprint until the sweep ends and the cluster with
+#: it.  The results are the same bytes.
+WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30)}
 
-    cluster = None
-    if address == LOCAL:
+
+def _local_cluster(n_jobs: int) -> Any:
+    """A ``LocalCluster`` of ``n_jobs`` worker processes with one thread each, silent, started with
+    :data:`WORKER_MALLOC_ENV` in the workers' environment (Dask's ``pre-spawn-environ``, which it also writes into
+    this process's ``os.environ`` before it spawns them: restored here once they run)."""
+    import dask
+    from distributed import LocalCluster
+
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), **WORKER_MALLOC_ENV}
+    saved = {k: os.environ.get(k) for k in environ}
+    try:
         # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
         # caller as exceptions, so the cluster's own logs are silenced
-        with warnings.catch_warnings():  # another cluster on the default HTTP port: the scheduler picks a free one
+        with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            # another cluster on the default HTTP port: the scheduler picks a free one
             warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-            cluster = LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+            return LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
+                                dashboard_address=None, silence_logs=logging.CRITICAL)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _run_dask(task: Task, groups: list[list[dict[str, Any]]], address: str, n_jobs: int,
+              priorities: list[float]) -> Any:
+    from distributed import Client, as_completed
+
+    cluster = _local_cluster(n_jobs) if address == LOCAL else None
     client = Client(cluster if cluster is not None else address)
     try:
         futures = [client.submit(call_batch, task, group, key=_batch_key(group), pure=False, priority=prio,
