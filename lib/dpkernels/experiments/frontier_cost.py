@@ -43,7 +43,10 @@ MEASURE_EPSILONS = (0.1, 1.0, 8.0)
 #: CPU seconds per task outside the task itself (Dask scheduling and serialisation, the result store's write), and
 #: once per sweep (the workers' start and imports): measured on a LocalCluster of 2 worker processes, 400 and 1,600
 #: cheap tasks (Adult, 1,000 rows; load 10-11), as (all processes' CPU - the tasks' own CPU) = 7.1 s + 12.9 ms per
-#: task.
+#: task.  Measured with one fit per Dask task, before the sweep ran its cheap fits 8 to a Dask task
+#: (:data:`~dpkernels.experiments.frontier.BATCH_BELOW_COST`): the scheduling and serialisation are now shared by a
+#: batch's fits while the store's write (in the caller) is still one per fit, and the split between the two was not
+#: measured, so :func:`totals` still charges it per fit: for the batched fits an upper estimate.
 TASK_OVERHEAD = 0.013
 SWEEP_OVERHEAD = 7.1
 #: The columns that identify a measured cost.
