@@ -46,6 +46,7 @@ from dpkernels.notebooks import clean_notebook, notebook_problems, stable_cell_i
 from dpkernels.prose import Gap, Source, render_prose
 from dpkernels.reference import compare_outputs
 from dpkernels.report import build_report
+from dpkernels.sweep import restored_environ
 from dpkernels.workbook import find_root
 
 __all__ = ["available_papers", "longest_first", "run_notebook", "reproduce", "run_one", "KERNEL_NAME",
@@ -145,20 +146,14 @@ def run_notebook(
     nbformat.write(nb, input_path)
     start = time.perf_counter()
     env = {"DPKERNELS_PROFILE": profile, "DPKERNELS_OUTPUT": str(figures_dir), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # the kernel inherits them (PYDEVD_...: the debugger's frozen-modules warning)
-    try:
-        pm.execute_notebook(str(input_path), str(output_path), parameters={"profile": profile, **(parameters or {})},
-                            kernel_name=kernel, cwd=str(notebook_dir), progress_bar=progress, log_output=False,
-                            extra_arguments=KERNEL_ARGUMENTS, kernel_manager_class=_kernel_manager_logging_to(log))
-    except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
-        return RunResult(paper, False, time.perf_counter() - start, output_path, f"{type(exc).__name__}: {exc}")
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with restored_environ(env):
+        os.environ.update(env)  # the kernel inherits them (PYDEVD_...: the debugger's frozen-modules warning)
+        try:
+            pm.execute_notebook(str(input_path), str(output_path), parameters={"profile": profile, **(parameters or {})},
+                                kernel_name=kernel, cwd=str(notebook_dir), progress_bar=progress, log_output=False,
+                                extra_arguments=KERNEL_ARGUMENTS, kernel_manager_class=_kernel_manager_logging_to(log))
+        except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
+            return RunResult(paper, False, time.perf_counter() - start, output_path, f"{type(exc).__name__}: {exc}")
     seconds = time.perf_counter() - start
     executed = clean_notebook(nbformat.read(output_path, as_version=4), source=f"{paper}.py")
     executed.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Python (dpkernels)", "language": "python"}

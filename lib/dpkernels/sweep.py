@@ -34,6 +34,7 @@ recomputation.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -42,7 +43,7 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,8 @@ from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in ker
 from dpkernels.cache import source_hash
 
 __all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "call_batch", "batches",
-           "preflight", "SweepError", "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX"]
+           "preflight", "restored_environ", "SweepError", "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX",
+           "WORKER_MALLOC_ENV"]
 
 SCHEDULER_ENV = "DPKERNELS_SCHEDULER"
 #: ``scheduler`` value that starts a Dask LocalCluster of worker processes (one thread each) for one sweep.
@@ -238,6 +240,20 @@ def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] 
 WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30)}
 
 
+@contextlib.contextmanager
+def restored_environ(keys: Iterable[str]) -> Iterator[None]:
+    """On exit, ``os.environ``'s ``keys`` as they were on entry (set again, or removed if they were absent)."""
+    saved = {k: os.environ.get(k) for k in keys}
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _local_cluster(n_jobs: int) -> Any:
     """A ``LocalCluster`` of ``n_jobs`` worker processes with one thread each, silent, started with
     :data:`WORKER_MALLOC_ENV` in the workers' environment (Dask's ``pre-spawn-environ``, which it also writes into
@@ -246,21 +262,14 @@ def _local_cluster(n_jobs: int) -> Any:
     from distributed import LocalCluster
 
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), **WORKER_MALLOC_ENV}
-    saved = {k: os.environ.get(k) for k in environ}
-    try:
-        # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
-        # caller as exceptions, so the cluster's own logs are silenced
-        with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-            # another cluster on the default HTTP port: the scheduler picks a free one
-            warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-            return LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
-                                dashboard_address=None, silence_logs=logging.CRITICAL)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
+    # caller as exceptions, so the cluster's own logs are silenced
+    with restored_environ(environ), warnings.catch_warnings(), \
+            dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+        # another cluster on the default HTTP port: the scheduler picks a free one
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        return LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
+                            dashboard_address=None, silence_logs=logging.CRITICAL)
 
 
 def _run_dask(task: Task, groups: list[list[dict[str, Any]]], address: str, n_jobs: int,
