@@ -4,11 +4,13 @@ A worker of the sweep's local Dask cluster used to start with Dask's default env
 64 KiB (``MALLOC_TRIM_THRESHOLD_=65536``); glibc also maps large blocks apart and unmaps them when freed.  Every large
 fit's arrays then come back from the kernel as fresh pages, faulted in and zeroed again.  This benchmark runs the
 same tasks of the scale profile (seed 1, epsilon 1, every mechanism at KDDCup99's 135,000 rows and shuttle's 50,000:
-``--epsilon``, ``--seed``), one after another in a fresh process (``dpkernels.sweep.call_serially``, as a worker
-calls them, one BLAS thread) under each setting:
+``--epsilon``, ``--seed``), one after another in a fresh process, on a thread other than the main one as a Dask
+worker runs its tasks (``dpkernels.sweep.call_serially``, one BLAS thread), under each setting:
 
-* ``dask-default``: Dask's worker setting (the sweep's before this change);
+* ``dask-default``: Dask's worker setting (the sweep's before commit 80cc019);
 * ``glibc-default``: no setting;
+* ``no-arena-limit``: the thresholds without ``MALLOC_ARENA_MAX`` (the sweep's from 80cc019 to 58ad7f1, the scale
+  reference's of 678d9b9): a thread's arena still maps blocks above 64 MiB apart;
 * ``worker``: :data:`dpkernels.sweep.WORKER_MALLOC_ENV` (the sweep's now).
 
 Per setting: the tasks' wall seconds, their fit seconds (``fit_seconds``, the call to ``fit`` alone), the process's
@@ -26,13 +28,17 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 OUT = Path(__file__).resolve().parent / "results" / "worker_malloc.json"
 #: The cells whose fits are the frontier's largest (training rows).
 CELLS = {"kddcup99": 135_000, "shuttle": 50_000}
-SETTINGS = {"dask-default": {"MALLOC_TRIM_THRESHOLD_": "65536"}, "glibc-default": {}, "worker": None}
+SETTINGS = {"dask-default": {"MALLOC_TRIM_THRESHOLD_": "65536"}, "glibc-default": {},
+            "no-arena-limit": {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30)},
+            "worker": None}
 
 
 def child(seed: int, epsilon: float) -> dict[str, object]:
@@ -44,10 +50,19 @@ def child(seed: int, epsilon: float) -> dict[str, object]:
     configs, _ = F.profile_configs(profiles.load("frontier", "scale"))
     todo = [c for c in configs if c["seed"] == seed and c["epsilon"] in (epsilon, None)
             and CELLS.get(c["dataset"]) == c["n_train"] and c["scale"] == 1.0]
-    call_serially(F.run_task, todo[0])
-    before, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    results = [call_serially(F.run_task, c)[1] for c in todo]
-    wall, after = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
+    out: dict[str, Any] = {}
+
+    def work() -> None:  # on a thread, as a Dask worker's executor runs a task
+        call_serially(F.run_task, todo[0])
+        before, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        out["results"] = [call_serially(F.run_task, c)[1] for c in todo]
+        out["wall"], out["before"], out["after"] = (time.perf_counter() - t0, before,
+                                                    resource.getrusage(resource.RUSAGE_SELF))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    results, wall, before, after = out["results"], out["wall"], out["before"], out["after"]
     return {"tasks": len(todo), "wall_seconds": wall, "fit_seconds": sum(r["fit_seconds"] for r in results),
             "user_seconds": after.ru_utime - before.ru_utime, "system_seconds": after.ru_stime - before.ru_stime,
             "minor_page_faults": after.ru_minflt - before.ru_minflt,

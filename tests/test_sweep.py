@@ -273,30 +273,41 @@ def test_the_thread_limit_is_scanned_once_per_set_of_modules_and_still_applies()
     assert result["blas"] and set(result["blas"]) == {1}
 
 
-def _malloc_environ():
-    import os
+def _exec_environ():
+    """The environment this process started with (what glibc read), not os.environ as changed since."""
+    from pathlib import Path
 
-    return {k: os.environ.get(k) for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")}
+    raw = Path("/proc/self/environ").read_bytes().split(b"\0")
+    env = dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+    return {k: env.get(k) for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX",
+                                    "OMP_NUM_THREADS")}
 
 
-def test_a_local_clusters_workers_keep_freed_memory_and_the_caller_keeps_its_environment():
-    """The local cluster's worker processes start with WORKER_MALLOC_ENV (Dask's own default trims the heap above
-    64 KiB, so a large fit's arrays are faulted in afresh for every task), Dask's other pre-spawn settings kept, and
-    the caller's environment is as it was."""
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc/self/environ")
+def test_a_local_clusters_workers_keep_freed_memory_and_the_caller_keeps_its_environment(monkeypatch):
+    """The local cluster's worker processes start with WORKER_MALLOC_ENV in the environment they were executed with
+    (Dask's own default trims the heap above 64 KiB, so a large fit's arrays are faulted in afresh for every task),
+    Dask's other pre-spawn settings kept, and the caller's environment is as it was (Dask writes its pre-spawn
+    variables, PYTHONHASHSEED among them, into the caller's before it spawns a worker)."""
     import os
 
     from dpkernels.sweep import WORKER_MALLOC_ENV, _local_cluster
 
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")  # what an earlier cluster's Nanny leaves in os.environ
     before = dict(os.environ)
     cluster = _local_cluster(1)
     try:
         import distributed
 
         with distributed.Client(cluster) as client:
-            (seen,) = client.run(_malloc_environ).values()
+            (seen,) = client.run(_exec_environ).values()
     finally:
         cluster.close()
     assert seen["MALLOC_MMAP_THRESHOLD_"] == WORKER_MALLOC_ENV["MALLOC_MMAP_THRESHOLD_"] == str(4 * 2**30)
     assert seen["MALLOC_TRIM_THRESHOLD_"] == WORKER_MALLOC_ENV["MALLOC_TRIM_THRESHOLD_"] == str(64 * 2**30)
+    assert seen["MALLOC_ARENA_MAX"] == WORKER_MALLOC_ENV["MALLOC_ARENA_MAX"] == "1"
     assert seen["OMP_NUM_THREADS"] == "1"  # Dask's own pre-spawn setting survives
     assert dict(os.environ) == before

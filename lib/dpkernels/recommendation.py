@@ -27,7 +27,7 @@ you pass): no private data are touched.
   neighbours, and the factor is the 95% quantile, per (data set, axis), of what each held-out mean needs to be
   covered (the axis pooled over data sets where a data set has fewer than :data:`MIN_RESIDUALS` held-out cells).
   Held out one mechanism at a time (its factor estimated from the other mechanisms, :func:`loo_coverage`), the
-  interval covers 94.8% of the committed grid's 1,664 held-out means (the cells' sampling interval alone: 64.5%;
+  interval covers 94.9% of the committed grid's 1,664 held-out means (the cells' sampling interval alone: 64.3%;
   both numbers are recomputed by tests/test_recommendation.py).  Leave-one-out interpolates across twice the spacing
   an answer between neighbouring cells does, so the term is conservative there.  A single release varies around
   that mean far more than the mean does: its standard deviation over the cells' seeds is stated separately

@@ -146,7 +146,7 @@ def run_notebook(
     nbformat.write(nb, input_path)
     start = time.perf_counter()
     env = {"DPKERNELS_PROFILE": profile, "DPKERNELS_OUTPUT": str(figures_dir), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    with restored_environ(env):
+    with restored_environ():
         os.environ.update(env)  # the kernel inherits them (PYDEVD_...: the debugger's frozen-modules warning)
         try:
             pm.execute_notebook(str(input_path), str(output_path), parameters={"profile": profile, **(parameters or {})},

@@ -43,7 +43,7 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -230,42 +230,49 @@ def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] 
 
 
 #: glibc allocator settings of a local cluster's worker processes: freed memory stays in the worker's heap (no
-#: ``mmap`` for blocks below 4 GiB, no trimming below 64 GiB free at the top) instead of going back to the kernel.
-#: Dask's default worker environment trims the heap above 64 KiB (``distributed.nanny.pre-spawn-environ``), and
-#: glibc maps large blocks apart, so every large fit's arrays (a 135,000 x 201 feature matrix, liblinear's copy of
-#: it) came back from the kernel as fresh pages, faulted in and zeroed again, a large share of those fits' time on a
-#: virtual machine (``benchmarks/bench_worker_malloc.py``: the frontier's largest tasks in one process under each
+#: ``mmap`` for blocks below 4 GiB, no trimming below 64 GiB free at the top, one arena) instead of going back to the
+#: kernel.  Dask's default worker environment trims the heap above 64 KiB (``distributed.nanny.pre-spawn-environ``),
+#: glibc maps large blocks apart, and a task runs on the worker's executor thread, whose arena glibc caps at 64 MiB
+#: per heap and maps anything larger apart whatever the threshold (one arena, ``MALLOC_ARENA_MAX=1``, lifts that: a
+#: worker runs one task at a time).  Without them a large fit's arrays (a 135,000 x 201 feature matrix, liblinear's
+#: copy of it) came back from the kernel as fresh pages, faulted in and zeroed again for every task
+#: (``benchmarks/bench_worker_malloc.py``: the frontier's largest tasks on a thread of one process under each
 #: setting).  The cost is memory: each worker keeps its largest footprint until the sweep ends and the cluster with
 #: it.  The results are the same bytes.
-WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30)}
+WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30),
+                     "MALLOC_ARENA_MAX": "1"}
 
 
 @contextlib.contextmanager
-def restored_environ(keys: Iterable[str]) -> Iterator[None]:
-    """On exit, ``os.environ``'s ``keys`` as they were on entry (set again, or removed if they were absent)."""
-    saved = {k: os.environ.get(k) for k in keys}
+def restored_environ() -> Iterator[None]:
+    """On exit, ``os.environ`` as it was on entry: every variable the block set, changed or removed is put back."""
+    saved = dict(os.environ)
     try:
         yield
     finally:
+        for k in set(os.environ) - set(saved):
+            del os.environ[k]
         for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
+            if os.environ.get(k) != v:
                 os.environ[k] = v
 
 
 def _local_cluster(n_jobs: int) -> Any:
     """A ``LocalCluster`` of ``n_jobs`` worker processes with one thread each, silent, started with
     :data:`WORKER_MALLOC_ENV` in the workers' environment (Dask's ``pre-spawn-environ``, which it also writes into
-    this process's ``os.environ`` before it spawns them: restored here once they run)."""
+    this process's ``os.environ`` before it spawns them, with ``PYTHONHASHSEED``: restored here once they run; a
+    worker the Nanny restarts later writes them again).  Dask gives a variable already in this process's environment
+    precedence over its config, so :data:`WORKER_MALLOC_ENV`'s names are removed from it while the workers start."""
     import dask
     from distributed import LocalCluster
 
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), **WORKER_MALLOC_ENV}
     # workers log (at ERROR) a failed heartbeat when the scheduler closes first at the end: task errors reach the
     # caller as exceptions, so the cluster's own logs are silenced
-    with restored_environ(environ), warnings.catch_warnings(), \
+    with restored_environ(), warnings.catch_warnings(), \
             dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+        for k in WORKER_MALLOC_ENV:  # Dask lets this process's variables win over its config: a cluster started here
+            os.environ.pop(k, None)  # before (its Nanny wrote 65536 into os.environ) would override ours
         # another cluster on the default HTTP port: the scheduler picks a free one
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
         return LocalCluster(n_workers=max(1, int(n_jobs)), threads_per_worker=1, processes=True,
