@@ -1,4 +1,4 @@
-"""The frontier's largest fits under three settings of glibc's allocator (``dpkernels.sweep.WORKER_MALLOC_ENV``).
+"""The frontier's largest fits under four settings of glibc's allocator (``dpkernels.sweep.WORKER_MALLOC_ENV``).
 
 A worker of the sweep's local Dask cluster used to start with Dask's default environment, which trims the heap above
 64 KiB (``MALLOC_TRIM_THRESHOLD_=65536``); glibc also maps large blocks apart and unmaps them when freed.  Every large
@@ -33,12 +33,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dpkernels.sweep import WORKER_MALLOC_ENV
+
 OUT = Path(__file__).resolve().parent / "results" / "worker_malloc.json"
 #: The cells whose fits are the frontier's largest (training rows).
 CELLS = {"kddcup99": 135_000, "shuttle": 50_000}
 SETTINGS = {"dask-default": {"MALLOC_TRIM_THRESHOLD_": "65536"}, "glibc-default": {},
-            "no-arena-limit": {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30)},
-            "worker": None}
+            "no-arena-limit": {k: v for k, v in WORKER_MALLOC_ENV.items() if k != "MALLOC_ARENA_MAX"},
+            "worker": WORKER_MALLOC_ENV}
 
 
 def child(seed: int, epsilon: float) -> dict[str, object]:
@@ -78,8 +80,6 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.seed, args.epsilon)))
         return
-    from dpkernels.sweep import WORKER_MALLOC_ENV
-
     base = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     base.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     out: dict[str, object] = {"seed": args.seed, "epsilon": args.epsilon, "cells": CELLS,
@@ -87,7 +87,6 @@ def main() -> None:
                               "settings": {}}
     digests = {}
     for name, env in SETTINGS.items():
-        env = WORKER_MALLOC_ENV if env is None else env
         proc = subprocess.run([sys.executable, __file__, "--child", "--seed", str(args.seed), "--epsilon",
                                str(args.epsilon)], env={**base, **env}, capture_output=True, text=True, check=True)
         res = json.loads(proc.stdout.strip().splitlines()[-1])
