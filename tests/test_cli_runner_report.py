@@ -451,6 +451,72 @@ def test_update_reference_copies_only_the_papers_named(tmp_path):
         update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None, papers_only=["yu2020"])
 
 
+def test_a_scale_update_rederives_what_reads_the_frontier(tmp_path, monkeypatch):
+    """After a scale run's frontier results are copied, update-reference rewrites what is derived from them (ba45845's
+    fresh-clone make test caught three such files stale): in a workbook holding the committed frontier results and
+    stale derived files, :func:`regenerate_derived` writes offgrid.csv and interval_coverage.csv equal to the committed
+    ones and the utility table from the results (its configurations cut to six for time; a threshold other than the
+    constant is logged, not changed); a full update does not call it, a scale update does."""
+    import json
+
+    from dpkernels import reference
+    from dpkernels._validation import UTILITY_RATIO_THRESHOLD
+    from dpkernels.experiments import utility_calibration as U
+    from dpkernels.recommendation import COVERAGE_FILE
+
+    repo = tmp_path / "repo"
+    committed = REPO_ROOT / "paper_figures"
+    (repo / "paper_figures" / "frontier").mkdir(parents=True)
+    for path in (committed / "frontier").glob("*.csv"):
+        (repo / "paper_figures" / "frontier" / path.name).symlink_to(path)
+    rec = repo / "paper_figures" / "recommend"
+    rec.mkdir()
+    shutil.copy(committed / "recommend" / "offgrid_runs.csv", rec)
+    (rec / "offgrid.csv").write_text("stale\n")
+    (rec / COVERAGE_FILE).write_text("stale\n")
+    data = repo / "lib" / "dpkernels" / "data"
+    data.mkdir(parents=True)
+    (data / U.CALIBRATION_FILE).write_text("stale\n")
+    real = U.calibration_table
+
+    def six(summary: pd.DataFrame, dims: dict) -> pd.DataFrame:  # three configurations that learned, three not
+        rows = summary[summary.mechanism.isin(U.RATIO_MECHANISMS)]
+        learned = rows.beats_majority == "holds"
+        return real(pd.concat([rows[learned].head(3), rows[~learned].head(3)]), dims)
+
+    monkeypatch.setattr(U, "calibration_table", six)
+    logged: list[str] = []
+    written = reference.regenerate_derived(repo, log=logged.append)
+    assert set(written) == {data / U.CALIBRATION_FILE, rec / "offgrid.csv", rec / COVERAGE_FILE}
+    for name in ("offgrid.csv", COVERAGE_FILE):
+        pd.testing.assert_frame_equal(pd.read_csv(rec / name), pd.read_csv(committed / "recommend" / name))
+    table = pd.read_csv(data / U.CALIBRATION_FILE)
+    keys = ["dataset", "mechanism", "n_train", "epsilon"]
+    assert len(table) == 6
+    pd.testing.assert_frame_equal(table, U.committed_table().merge(table[keys], on=keys)[table.columns]
+                                  .sort_values(["ratio", "dataset", "mechanism"]).reset_index(drop=True))
+    assert any("calibrated threshold is now" in m for m in logged) == (U.threshold(table) != UTILITY_RATIO_THRESHOLD)
+    (rec / "offgrid_runs.csv").write_text(pd.read_csv(rec / "offgrid_runs.csv").assign(mechanism="amp").to_csv(index=False))
+    logged.clear()
+    reference.regenerate_derived(repo, log=logged.append)
+    assert any("offgrid.csv not rewritten" in m and "rerun the off-grid points" in m for m in logged)
+
+    calls: list[Path] = []
+    monkeypatch.setattr(reference, "regenerate_derived", lambda repo, log: calls.append(repo) or [])
+    repo2, build = tmp_path / "repo2", tmp_path / "build"
+    (repo2 / "notebooks").mkdir(parents=True)
+    for profile in ("full", "scale"):
+        run = build / profile
+        (run / "notebooks").mkdir(parents=True)
+        Checks("frontier").write(run / "paper_figures" / "frontier")
+        nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / "frontier.ipynb")
+        (run / "run.json").write_text(json.dumps({"ok": {"frontier": True}, "outputs": ["frontier"], "complete": True}))
+    reference.update_reference("full", build_dir=build, repo=repo2, log=lambda *a: None)
+    assert calls == []
+    reference.update_reference("scale", build_dir=build, repo=repo2, log=lambda *a: None)
+    assert calls == [repo2]
+
+
 def test_cli_version_list_and_parameters(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--version"])

@@ -27,9 +27,11 @@ you pass): no private data are touched.
   neighbours, and the factor is the 95% quantile, per (data set, axis), of what each held-out mean needs to be
   covered (the axis pooled over data sets where a data set has fewer than :data:`MIN_RESIDUALS` held-out cells).
   Held out one mechanism at a time (its factor estimated from the other mechanisms, :func:`loo_coverage`), the
-  interval covers 94.9% of the committed grid's 1,664 held-out means (the cells' sampling interval alone: 64.3%;
-  both numbers are recomputed by tests/test_recommendation.py).  Leave-one-out interpolates across twice the spacing
-  an answer between neighbouring cells does, so the term is conservative there.  A single release varies around
+  share of the committed grid's held-out means the interval covers is in
+  ``paper_figures/recommend/interval_coverage.csv`` (:func:`coverage_table`; about 95% by construction, the cells'
+  sampling interval alone far less; rewritten by ``update-reference``, recomputed by tests/test_recommendation.py,
+  quoted in README).  Leave-one-out interpolates across twice the spacing an answer between neighbouring cells
+  does, so the term is conservative there.  A single release varies around
   that mean far more than the mean does: its standard deviation over the cells' seeds is stated separately
   (``spread``; ``release_interval`` adds 1.96 of it to each end).  It is an estimate on the frontier's data, not a
   guarantee for yours.
@@ -60,7 +62,7 @@ import pandas as pd
 from dpkernels._validation import delta_ceiling
 
 __all__ = ["Recommendation", "recommend", "default_results", "loo_residuals", "interpolation_factors", "loo_coverage",
-           "MIN_RESIDUALS"]
+           "coverage_table", "COVERAGE_FILE", "MIN_RESIDUALS"]
 
 #: Held-out cells a (data set, axis) needs for its own interpolation-error factor; with fewer, the axis's factor
 #: pooled over the data sets is used.
@@ -354,6 +356,17 @@ def loo_coverage(summary: pd.DataFrame) -> dict[str, float]:
     return {"coverage": float(np.mean(covered)) if covered else math.nan,
             "sampling_only": float(np.mean(np.abs(r["held"] - r["interp"]) <= r["half"])) if len(r) else math.nan,
             "cells": float(len(r))}
+
+
+#: The leave-one-out coverage of the committed grid, beside the off-grid checks (``paper_figures/recommend/``).
+COVERAGE_FILE = "interval_coverage.csv"
+
+
+def coverage_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`loo_coverage` of ``summary`` as a one-row table (``coverage``, ``sampling_only``, ``cells``)."""
+    cov = loo_coverage(summary)
+    return pd.DataFrame([{"coverage": cov["coverage"], "sampling_only": cov["sampling_only"],
+                          "cells": int(cov["cells"])}])
 
 
 @functools.lru_cache(maxsize=4)

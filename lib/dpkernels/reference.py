@@ -60,6 +60,7 @@ __all__ = [
     "ReferenceCheck",
     "compare_outputs",
     "update_reference",
+    "regenerate_derived",
     "REFERENCE_PROFILE",
     "REFERENCE_PROFILES",
     "reference_profile",
@@ -403,6 +404,49 @@ def _merge_timings(src: Path, dst: Path, papers: list[str], complete: bool) -> N
     new.to_csv(dst, index=False)
 
 
+def regenerate_derived(repo: Path, log: object = print) -> list[Path]:
+    """Rewrite what ``repo`` derives from its committed frontier results (``paper_figures/frontier/``), after
+    :func:`update_reference` has copied a scale run there; returns what was written.  Each file is rewritten where
+    ``repo`` has one (its absence is logged):
+
+    * ``lib/dpkernels/data/utility_calibration.csv``
+      (:func:`dpkernels.experiments.utility_calibration.write_table`); a threshold other than
+      :data:`dpkernels._validation.UTILITY_RATIO_THRESHOLD` is logged (the constant is a decision: change it by
+      hand; ``tests/test_utility_warning.py`` fails until then);
+    * ``paper_figures/recommend/offgrid.csv`` (:func:`dpkernels.experiments.frontier_offgrid.write_checks`, the
+      committed off-grid runs against the new results); where recommend now names another mechanism it is logged
+      and left as it was (rerun ``python -m dpkernels.experiments.frontier_offgrid``);
+    * ``paper_figures/recommend/interval_coverage.csv`` (:func:`dpkernels.recommendation.coverage_table`).
+    """
+    from dpkernels._validation import UTILITY_RATIO_THRESHOLD
+    from dpkernels.experiments import frontier_offgrid, utility_calibration
+    from dpkernels.recommendation import COVERAGE_FILE, coverage_table
+
+    repo = Path(repo)
+    written: list[Path] = []
+    calibration = repo / "lib" / "dpkernels" / "data" / utility_calibration.CALIBRATION_FILE
+    folder = repo / "paper_figures" / "recommend"
+    for path in (calibration, folder / "offgrid_runs.csv", folder / COVERAGE_FILE):
+        if not path.exists():  # a workbook without it (e.g. a test's) derives nothing there
+            log(f"{path.relative_to(repo)} is missing: not derived")
+    if calibration.exists():
+        _, threshold = utility_calibration.write_table(repo)
+        written.append(calibration)
+        if threshold != UTILITY_RATIO_THRESHOLD:
+            log(f"the utility warning's calibrated threshold is now {threshold:g}, the constant "
+                f"_validation.UTILITY_RATIO_THRESHOLD {UTILITY_RATIO_THRESHOLD:g}: decide and change it by hand")
+    if (folder / "offgrid_runs.csv").exists():
+        try:
+            written.append(frontier_offgrid.write_checks(repo))
+        except ValueError as exc:
+            log(f"paper_figures/recommend/offgrid.csv not rewritten: {exc}")
+    if (folder / COVERAGE_FILE).exists():
+        coverage_table(pd.read_csv(repo / "paper_figures" / "frontier" / "summary.csv")).to_csv(
+            folder / COVERAGE_FILE, index=False)
+        written.append(folder / COVERAGE_FILE)
+    return written
+
+
 def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = None, repo: Path | None = None,
                      log: object = print, papers_only: Sequence[str] | None = None) -> list[Path]:
     """Copy the last run at ``profile`` (``build/<profile>/``) into the tracked reference of ``repo`` (default: the
@@ -410,7 +454,8 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = 
 
     Full profile: each output folder the run wrote replaces ``paper_figures/<output>/``, each executed notebook
     replaces ``notebooks/<paper>.ipynb``, the run times are merged into ``benchmarks/results/timings_full.csv``
-    (the wall-time row only from a run of every paper), then ``paper_figures/REPORT.md`` and the prose
+    (the wall-time row only from a run of every paper), what is derived from the frontier's results when they moved
+    (:func:`regenerate_derived`), then ``paper_figures/REPORT.md`` and the prose
     (``README.md``, ``ERRATA.md``) are rebuilt from the tracked files.  Only the papers and outputs whose reference
     profile (:func:`reference_profile`) is ``profile`` are copied: ``scale`` copies the frontier, ``full`` the
     others.  Quick profile: only
@@ -474,6 +519,8 @@ def update_reference(profile: str = REFERENCE_PROFILE, build_dir: Path | None = 
         _merge_timings(timings, dst, sorted(manifest["ok"]) if papers_only is None else papers,
                        manifest.get("complete", False) and papers_only is None)
         written.append(dst)
+    if papers and "frontier" in outputs:
+        written += regenerate_derived(repo, log=log)
     if papers:
         written.append(build_report(repo / "paper_figures"))
     gaps = []

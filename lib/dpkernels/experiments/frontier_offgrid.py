@@ -31,7 +31,7 @@ from joblib import Parallel, delayed
 from dpkernels import verdicts
 
 __all__ = ["POINTS", "FIRST_SEED", "MIN_SEEDS", "MAX_SEEDS", "point_recommendation", "seeds_needed", "run_points",
-           "offgrid_checks", "main"]
+           "offgrid_checks", "write_checks", "main"]
 
 #: (data set, training rows, epsilon): between the committed sizes and epsilons of each data set (the scale grid's
 #: sizes are Adult 1,000 / 3,000 / 10,000 / 33,000, KDDCup99 1,000 / 10,000 / 135,000, shuttle 1,000 / 10,000 /
@@ -132,12 +132,23 @@ def offgrid_checks(runs: pd.DataFrame, results: str | Path | None = None,
                      "label": rec.label, "how": rec.how, "stated": float(rec.error), "interval_lo": lo,
                      "interval_hi": hi, "measured": mean, "se": se, "n_seeds": k,
                      "release_lo": rlo, "release_hi": rhi, "releases_inside": inside,
-                     "refused": int((g["refused"].fillna("") != "").sum()),
+                     "refused": int((g["refused"].astype(object).fillna("") != "").sum()),
                      "status": out.status,
                      "criterion": f"measured mean {mean:.4g} (se {se:.2g}, {k} seeds) minus the stated interval's "
                                   f"centre: {out.criterion} (the interval's half-width; stated {rec.error:.4g}, 95% "
                                   f"interval [{lo:.4g}, {hi:.4g}])"})
     return pd.DataFrame(rows)
+
+
+def write_checks(root: Path) -> Path:
+    """Recompute ``root/paper_figures/recommend/offgrid.csv`` from the committed runs beside it against ``root``'s
+    committed frontier results, and return its path (called by :func:`dpkernels.reference.update_reference` after a
+    scale reference moves the results recommend reads; raises ``ValueError`` where recommend names another mechanism
+    now: the points are then to be rerun)."""
+    folder = root / "paper_figures" / "recommend"
+    checks = offgrid_checks(pd.read_csv(folder / "offgrid_runs.csv"), results=root / "paper_figures" / "frontier")
+    checks.to_csv(folder / "offgrid.csv", index=False)
+    return folder / "offgrid.csv"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

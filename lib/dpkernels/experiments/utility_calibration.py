@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["RATIO_MECHANISMS", "CALIBRATION_FILE", "public_ratio", "calibration_table", "threshold", "main"]
+__all__ = ["RATIO_MECHANISMS", "CALIBRATION_FILE", "public_ratio", "calibration_table", "threshold", "committed_table",
+           "write_table", "main"]
 
 #: The frontier mechanisms whose estimators compute a noise-to-solution ratio (the others state none).
 RATIO_MECHANISMS = ("rubinstein-finite", "rubinstein-rff", "chaudhuri-output-logistic", "chaudhuri-output-huber",
@@ -72,17 +73,23 @@ def committed_table() -> pd.DataFrame:
     return pd.read_csv(resources.files("dpkernels").joinpath("data", CALIBRATION_FILE))
 
 
-def main(root: Path | None = None) -> float:
-    """Recompute the table from the committed frontier results, write it, and return the threshold."""
-    from dpkernels.report import REPO_ROOT
-
-    root = REPO_ROOT if root is None else root
+def write_table(root: Path) -> tuple[pd.DataFrame, float]:
+    """Recompute the table from ``root``'s committed frontier results (``paper_figures/frontier/``), write it to
+    ``root/lib/dpkernels/data/`` and return it with its threshold (called by
+    :func:`dpkernels.reference.update_reference` after a scale reference moves the frontier's results)."""
     summary = pd.read_csv(root / "paper_figures" / "frontier" / "summary.csv")
     runs = pd.read_csv(root / "paper_figures" / "frontier" / "runs.csv", usecols=["dataset", "d"])
     dims = runs.groupby("dataset").d.first().astype(int).to_dict()
     table = calibration_table(summary, dims)
-    table.to_csv(Path(str(resources.files("dpkernels").joinpath("data", CALIBRATION_FILE))), index=False)
-    t = threshold(table)
+    table.to_csv(root / "lib" / "dpkernels" / "data" / CALIBRATION_FILE, index=False)
+    return table, threshold(table)
+
+
+def main(root: Path | None = None) -> float:
+    """Recompute the table from the committed frontier results, write it, and return the threshold."""
+    from dpkernels.report import REPO_ROOT
+
+    table, t = write_table(REPO_ROOT if root is None else root)
     holds = table[table.beats_majority == "holds"]
     above = table[table.ratio > t]
     print(f"{len(table)} configurations; beat the majority class at ratios up to {holds.ratio.max():.4g}; threshold "
