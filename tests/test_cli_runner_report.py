@@ -499,19 +499,23 @@ def test_a_scale_update_rederives_what_reads_the_frontier(tmp_path, monkeypatch)
     (rec / "offgrid_runs.csv").write_text(pd.read_csv(rec / "offgrid_runs.csv").assign(mechanism="amp").to_csv(index=False))
     logged.clear()
     reference.regenerate_derived(repo, log=logged.append)
-    assert any("offgrid.csv not rewritten" in m and "rerun the off-grid points" in m for m in logged)
+    assert any(m.startswith("not derived") and "rerun the off-grid points" in m for m in logged)
+    pd.testing.assert_frame_equal(pd.read_csv(rec / "offgrid.csv"), pd.read_csv(committed / "recommend" / "offgrid.csv"))
 
     calls: list[Path] = []
     monkeypatch.setattr(reference, "regenerate_derived", lambda repo, log: calls.append(repo) or [])
     repo2, build = tmp_path / "repo2", tmp_path / "build"
     (repo2 / "notebooks").mkdir(parents=True)
-    for profile in ("full", "scale"):
+    for profile, papers in (("full", ["demo", "frontier"]), ("scale", ["frontier", "yu2020"])):
         run = build / profile
         (run / "notebooks").mkdir(parents=True)
-        Checks("frontier").write(run / "paper_figures" / "frontier")
-        nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / "frontier.ipynb")
-        (run / "run.json").write_text(json.dumps({"ok": {"frontier": True}, "outputs": ["frontier"], "complete": True}))
-    reference.update_reference("full", build_dir=build, repo=repo2, log=lambda *a: None)
+        for paper in papers:
+            Checks(paper).write(run / "paper_figures" / paper)
+            nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / f"{paper}.ipynb")
+        (run / "run.json").write_text(json.dumps({"ok": {p: True for p in papers}, "outputs": papers, "complete": True}))
+    reference.update_reference("full", build_dir=build, repo=repo2, log=lambda *a: None)  # copies demo, not frontier
+    assert (repo2 / "paper_figures" / "demo").exists() and calls == []
+    reference.update_reference("scale", build_dir=build, repo=repo2, log=lambda *a: None, papers_only=["yu2020"])
     assert calls == []
     reference.update_reference("scale", build_dir=build, repo=repo2, log=lambda *a: None)
     assert calls == [repo2]

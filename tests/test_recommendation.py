@@ -162,11 +162,11 @@ def test_the_interval_covers_held_out_committed_means():
     """Leave-one-out on the committed grid (each interior n or epsilon cell interpolated from its neighbours, each
     mechanism judged with factors estimated from the others): the widened interval covers about 95% of the held-out
     means (not more: a wider interval would say less than it could), where the cells' sampling interval alone (the old
-    interval) covered 64.8%; paper_figures/recommend/interval_coverage.csv holds the numbers this computes (README
+    interval) covers far less; paper_figures/recommend/interval_coverage.csv holds the numbers this computes (README
     quotes it)."""
     cov = R.loo_coverage(pd.read_csv(COMMITTED / "summary.csv"))
     # calibrated, not merely wide: within 0.95 +- 0.025 (about 4.6 binomial sd at 1,600 cells); an interval twice as
-    # wide covers 98.6% and fails, the sampling interval alone 64.8% and fails
+    # wide covers 98.6% and fails, the sampling interval alone (interval_coverage.csv's sampling_only) fails
     assert cov["cells"] > 1000 and 0.925 <= cov["coverage"] <= 0.975
     assert cov["sampling_only"] < 0.7
     table = pd.read_csv(COMMITTED.parent / "recommend" / R.COVERAGE_FILE)

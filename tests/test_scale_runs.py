@@ -1,20 +1,22 @@
-"""The scale profile's run records (``benchmarks/scale_runs.py``) are read from outputs, not typed: ERRATA F1 and F2
+"""The scale profile's run records (:mod:`dpkernels.scale_runs`) are read from outputs, not typed: ERRATA F1 and F2
 quote them."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import shutil
 import subprocess
+from pathlib import Path
 
+import nbformat
 import pandas as pd
 import pytest
 
-from dpkernels.report import REPO_ROOT
+from dpkernels import scale_runs as S
+from dpkernels.report import REPO_ROOT, Checks
 
-_spec = importlib.util.spec_from_file_location("scale_runs", REPO_ROOT / "benchmarks" / "scale_runs.py")
-S = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(S)  # type: ignore[union-attr]
+RUN_FILES = ("benchmarks/results/timings_scale.csv", "paper_figures/frontier/run.csv",
+             "paper_figures/frontier/runs.csv", "paper_figures/frontier/checks.csv")
 
 
 def _history_available() -> bool:
@@ -31,37 +33,82 @@ def _same(a: object, b: object) -> bool:
     return (pd.isna(a) and pd.isna(b)) or abs(float(a) - float(b)) <= 1e-9  # type: ignore[arg-type]
 
 
-def _read_repo(path: str) -> str | None:
-    return (REPO_ROOT / path).read_text() if (REPO_ROOT / path).exists() else None
+def _build(root: Path) -> Path:
+    """A build folder's ``scale/`` holding the committed reference's run files."""
+    run_dir = root / "build" / "scale"
+    for name in RUN_FILES:
+        (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO_ROOT / name, run_dir / name)
+    return run_dir
 
 
-def test_the_committed_reference_is_one_of_the_recorded_runs():
-    """The committed scale reference's times, fit counts and timed checks, read as from a build folder, are a row of
-    scale_runs.csv (its note aside); a reference whose run was not recorded fails, and so does a row read wrongly
-    (the fit seconds one second off)."""
-    row = S.run_row(_read_repo, "?", "")
-    table = pd.read_csv(S.RUNS)
-    cols = [c for c in row if c not in ("commit", "note")]
+def test_a_whole_run_is_recorded_from_its_build_folder(tmp_path):
+    """add_run reads the row from the build's files (the committed reference's run here: its notebook totals, the
+    sweep's seconds and fits, the shuttle cell, the load and the timed checks), replaces the row of the same commit
+    instead of adding another, and refuses a run without yu2020's notebook (a frontier-only run)."""
+    run_dir, repo = _build(tmp_path), tmp_path / "repo"
+    (repo / S.RUNS).parent.mkdir(parents=True)
+    out = S.add_run(run_dir, repo, "abc1234", "first")
+    row = pd.read_csv(out, dtype={"commit": str}).iloc[-1]
+    timings = pd.read_csv(REPO_ROOT / RUN_FILES[0]).set_index(["paper", "section"])["seconds"]
+    run = pd.read_csv(REPO_ROOT / RUN_FILES[1]).iloc[0]
+    runs = pd.read_csv(REPO_ROOT / RUN_FILES[2])
+    checks = pd.read_csv(REPO_ROOT / RUN_FILES[3]).set_index("id")
+    assert row["commit"] == "abc1234" and row["whole_run_seconds"] == timings[("(all)", "(wall time)")]
+    assert row["yu2020_seconds"] == timings[("yu2020", "(notebook total)")]
+    assert row["fit_seconds"] == run["fit_seconds"] and row["fits"] == len(runs)
+    assert row["slope_rubinstein_rff"] == checks.loc["F-slope-rubinstein-rff", "measured"]
+    S.add_run(run_dir, repo, "abc1234", "again")
+    table = pd.read_csv(out, dtype={"commit": str})
+    assert len(table) == 1 and table["note"].tolist() == ["again"]
+    t = pd.read_csv(run_dir / RUN_FILES[0])
+    t[t["paper"] != "yu2020"].to_csv(run_dir / RUN_FILES[0], index=False)
+    with pytest.raises(ValueError, match="not a whole scale run"):
+        S.add_run(run_dir, repo, "def5678", "")
 
-    def recorded(r: dict) -> bool:
-        return any(all(_same(v, r[c]) for c, v in zip(cols, rec)) for rec in table[cols].itertuples(index=False))
 
-    assert recorded(row)
-    assert not recorded({**row, "fit_seconds": row["fit_seconds"] + 1.0})
+def test_a_detail_that_no_longer_reads_is_refused():
+    """The medians read from F-objective-vs-diffprivlib's detail: a reworded detail raises instead of giving NaN."""
+    checks = pd.read_csv(REPO_ROOT / RUN_FILES[3])
+    assert S._objective(checks)["objective_median_seconds"] > 0
+    checks.loc[checks["id"] == "F-objective-vs-diffprivlib", "detail"] = "reworded"
+    with pytest.raises(ValueError, match="no longer reads"):
+        S._objective(checks)
+
+
+def test_update_reference_records_a_whole_scale_run(tmp_path, monkeypatch):
+    """update-reference adds the row of a whole scale run (its manifest's commit) and not of a partial one."""
+    from dpkernels import reference
+
+    calls: list[tuple[str, str]] = []
+    monkeypatch.setattr(S, "add_run", lambda run_dir, repo, commit, note: calls.append((commit, note)) or Path(repo))
+    monkeypatch.setattr(reference, "regenerate_derived", lambda repo, log: [])
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    (repo / "notebooks").mkdir(parents=True)
+    run = build / "scale"
+    (run / "notebooks").mkdir(parents=True)
+    for paper in ("frontier", "yu2020"):
+        Checks(paper).write(run / "paper_figures" / paper)
+        nbformat.write(nbformat.v4.new_notebook(), run / "notebooks" / f"{paper}.ipynb")
+    manifest = {"ok": {"frontier": True, "yu2020": True}, "outputs": ["frontier", "yu2020"], "commit": "abc1234"}
+    (run / "run.json").write_text(json.dumps({**manifest, "complete": False}))
+    reference.update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None)
+    assert calls == []
+    (run / "run.json").write_text(json.dumps({**manifest, "complete": True}))
+    reference.update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None, papers_only=["frontier"])
+    assert calls == []
+    reference.update_reference("scale", build_dir=build, repo=repo, log=lambda *a: None)
+    assert calls == [("abc1234", "copied by update-reference")]
 
 
 @pytest.mark.skipif(not _history_available(), reason="needs the repository's full git history")
 def test_the_reference_history_is_read_from_git():
     """Each row of scale_references.csv is what the repository's history gives for its commit (the F-time row, its
     detail's sweep and fit seconds, the whole run's wall time where that commit wrote it, the slopes and the
-    objective-against-diffprivlib row), and the committed reference's own row matches the checks on disk."""
-    table = pd.read_csv(S.REFERENCES, dtype={"reference_commit": str})
+    objective-against-diffprivlib row; fails on a value moved by 0.1)."""
+    table = pd.read_csv(REPO_ROOT / S.REFERENCES, dtype={"reference_commit": str})
     assert len(table) >= 9
     for rec in table.to_dict("records"):
-        again = S.reference_row(rec["reference_commit"])
+        again = S.reference_row(REPO_ROOT, rec["reference_commit"])
         assert again is not None and set(again) == set(rec)
         assert all(_same(v, rec[k]) for k, v in again.items()), rec["reference_commit"]
-    checks = pd.read_csv(REPO_ROOT / "paper_figures" / "frontier" / "checks.csv").set_index("id")
-    last = table.iloc[-1]
-    assert last["slope_rubinstein_rff"] == checks.loc["F-slope-rubinstein-rff", "measured"]
-    assert last["frontier_seconds"] == checks.loc["F-time", "measured"]

@@ -87,9 +87,9 @@ def write_table(root: Path) -> tuple[pd.DataFrame, float]:
 
 def main(root: Path | None = None) -> float:
     """Recompute the table from the committed frontier results, write it, and return the threshold."""
-    from dpkernels.report import REPO_ROOT
+    from dpkernels.workbook import find_root
 
-    table, t = write_table(REPO_ROOT if root is None else root)
+    table, t = write_table(find_root() if root is None else root)
     holds = table[table.beats_majority == "holds"]
     above = table[table.ratio > t]
     print(f"{len(table)} configurations; beat the majority class at ratios up to {holds.ratio.max():.4g}; threshold "

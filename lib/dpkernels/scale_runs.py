@@ -1,0 +1,195 @@
+"""The scale profile's whole runs, their times and timed checks, read from their outputs (ERRATA F1 and F2 quote them).
+
+Two tables, each written from files, never typed:
+
+* ``benchmarks/results/scale_runs.csv``: one row per whole ``make reproduce PROFILE=scale`` run (both notebooks),
+  added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
+  (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
+  that was not copied can be added with ``python -m dpkernels.scale_runs --build DIR``).
+* ``benchmarks/results/scale_references.csv``: one row per committed scale reference of the frontier
+  (``python -m dpkernels.scale_runs --history``, after the reference's commit), read from the repository's history:
+  every commit that changed ``paper_figures/frontier/checks.csv`` with an hour's ``F-time`` target, its ``F-time`` row
+  (the notebook's seconds, the sweep's wall and fit seconds, in its detail), the whole run's wall seconds
+  (``timings_scale.csv``'s, where that commit changed them: a run of the frontier alone keeps the last whole run's),
+  the log-log slopes of rubinstein-rff's and bassily-alg3's fit seconds against n (rows ``F-slope-*``) and objective
+  perturbation's fit time against diffprivlib's (row ``F-objective-vs-diffprivlib``, with the two medians of its
+  detail).
+
+Both read the same layout: a build folder's ``scale/`` and the repository's tree at a commit hold
+``paper_figures/frontier/{checks,run,runs}.csv`` and ``benchmarks/results/timings_scale.csv``.
+
+    python -m dpkernels.scale_runs --build /tmp/clone/build [--note TEXT]
+    python -m dpkernels.scale_runs --history
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "run_row", "add_run", "reference_row", "history", "main"]
+
+#: The tables, relative to the workbook.
+RUNS = Path("benchmarks") / "results" / "scale_runs.csv"
+REFERENCES = Path("benchmarks") / "results" / "scale_references.csv"
+#: The mechanisms whose fit-time slope the tables keep (ERRATA F2).
+SLOPES = {"rubinstein_rff": "F-slope-rubinstein-rff", "bassily_alg3": "F-slope-bassily-alg3"}
+#: The hour target of the scale profile's F-time row (earlier scale runs had another, with fewer fits).
+HOUR = 3600.0
+
+Reader = Callable[[str], "str | None"]
+
+
+def _csv(read: Reader, path: str) -> pd.DataFrame | None:
+    text = read(path)
+    return None if text is None else pd.read_csv(io.StringIO(text))
+
+
+def _check(checks: pd.DataFrame, check_id: str) -> pd.Series:
+    row = checks[checks["id"] == check_id]
+    if len(row) != 1:
+        raise ValueError(f"{len(row)} rows {check_id!r} in checks.csv")
+    return row.iloc[0]
+
+
+def _slopes(checks: pd.DataFrame) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for name, check_id in SLOPES.items():
+        row = _check(checks, check_id)
+        out[f"slope_{name}"], out[f"status_{name}"] = float(row["measured"]), row["status"]
+    return out
+
+
+def _objective(checks: pd.DataFrame) -> dict[str, object]:
+    """Row ``F-objective-vs-diffprivlib``: the ratio of fit times, its status and the two medians of its detail."""
+    if "F-objective-vs-diffprivlib" not in set(checks["id"]):
+        return {}
+    row = _check(checks, "F-objective-vs-diffprivlib")
+    medians = _search(r"medians ([\d.]+) s vs ([\d.]+) s", row)
+    return {"objective_vs_diffprivlib": float(row["measured"]), "status_objective_vs_diffprivlib": row["status"],
+            "objective_median_seconds": float(medians.group(1)), "diffprivlib_median_seconds": float(medians.group(2))}
+
+
+def _search(pattern: str, row: pd.Series) -> re.Match[str]:
+    found = re.search(pattern, str(row["detail"]))
+    if found is None:
+        raise ValueError(f"the detail of check {row['id']!r} no longer reads {pattern!r}: {row['detail']!r}")
+    return found
+
+
+def _timing(timings: pd.DataFrame | None, paper: str, section: str) -> pd.Series | None:
+    if timings is None:
+        return None
+    row = timings[(timings["paper"] == paper) & (timings["section"] == section)]
+    return row.iloc[0] if len(row) == 1 else None
+
+
+def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
+    """One row of ``scale_runs.csv`` from a whole run's outputs (``read(path)``: a file's text under the run's
+    folder, ``None`` when it has none).  Raises ``ValueError`` for a run that is not a whole scale run (no whole-run
+    wall time or a notebook missing)."""
+    timings = _csv(read, "benchmarks/results/timings_scale.csv")
+    run, runs = _csv(read, "paper_figures/frontier/run.csv"), _csv(read, "paper_figures/frontier/runs.csv")
+    checks = _csv(read, "paper_figures/frontier/checks.csv")
+    if timings is None or run is None or runs is None or checks is None:
+        raise ValueError("a scale run's timings_scale.csv and frontier run.csv, runs.csv, checks.csv are needed")
+    totals = {p: _timing(timings, p, "(notebook total)") for p in ("frontier", "yu2020")}
+    wall, run = _timing(timings, "(all)", "(wall time)"), run.iloc[0]
+    if wall is None or any(t is None for t in totals.values()):
+        raise ValueError("not a whole scale run: timings_scale.csv lacks the whole-run wall time or a notebook's total")
+    shuttle = runs[(runs["dataset"] == "shuttle") & (runs["n_train"] == 50_000)]
+    return {"commit": commit, "whole_run_seconds": float(wall["seconds"]),
+            **{f"{p}_seconds": float(t["seconds"]) for p, t in totals.items()},  # type: ignore[index]
+            "sweep_seconds": float(run["sweep_seconds"]), "fit_seconds": float(run["fit_seconds"]), "fits": len(runs),
+            "shuttle_50000_fits": len(shuttle), "shuttle_50000_fit_seconds": float(shuttle["fit_seconds"].sum()),
+            "load_start": float(run["load_start"]), "load_end": float(run["load_end"]), "note": note,
+            **_slopes(checks)}
+
+
+def add_run(run_dir: Path, repo: Path, commit: str, note: str) -> Path:
+    """Add (or replace) the row of ``commit``'s whole scale run, read from ``run_dir`` (a build's ``scale/``), to
+    ``repo``'s ``scale_runs.csv``; returns its path."""
+    run_dir, out = Path(run_dir), Path(repo) / RUNS
+
+    def read(path: str) -> str | None:
+        return (run_dir / path).read_text() if (run_dir / path).exists() else None
+
+    row = pd.DataFrame([run_row(read, commit, note)])
+    table = pd.read_csv(out, dtype={"commit": str}) if out.exists() else row.iloc[:0]
+    table = pd.concat([table[table["commit"] != commit], row], ignore_index=True)[list(row.columns)]
+    table.to_csv(out, index=False)
+    return out
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def _show(repo: Path, commit: str, path: str) -> str | None:
+    try:
+        return _git(repo, "show", f"{commit}:{path}")
+    except subprocess.CalledProcessError:
+        return None
+
+
+def reference_row(repo: Path, commit: str) -> dict[str, object] | None:
+    """The row of the scale reference committed at ``commit`` of ``repo``, or ``None`` when its F-time target is not
+    the hour (an earlier, smaller scale profile, or the full profile's frontier)."""
+    checks = _csv(lambda path: _show(repo, commit, path), "paper_figures/frontier/checks.csv")
+    if checks is None or "F-time" not in set(checks["id"]):
+        return None
+    ftime = _check(checks, "F-time")
+    if float(ftime["bound"]) != HOUR:
+        return None
+    sweep = _search(r"sweep ([\d.]+) s wall, ([\d.]+) s of fits", ftime)
+    timings = "benchmarks/results/timings_scale.csv"
+    wall = _timing(_csv(lambda path: _show(repo, commit, path), timings), "(all)", "(wall time)")
+    before = _timing(_csv(lambda path: _show(repo, f"{commit}~1", path), timings), "(all)", "(wall time)")
+    if wall is not None and before is not None and wall["seconds"] == before["seconds"]:
+        wall = None  # a run of the frontier alone keeps the last whole run's row
+    return {"reference_commit": commit, "date": _git(repo, "log", "-1", "--format=%cs", commit).strip(),
+            "frontier_seconds": float(ftime["measured"]), "f_time_status": ftime["status"],
+            "sweep_seconds": float(sweep.group(1)), "fit_seconds": float(sweep.group(2)),
+            "whole_run_seconds": float(wall["seconds"]) if wall is not None else float("nan"),
+            **_slopes(checks), **_objective(checks)}
+
+
+def history(repo: Path) -> pd.DataFrame:
+    """Every scale reference committed in ``repo``'s history (:func:`reference_row`), oldest first, written to its
+    ``scale_references.csv``."""
+    commits = _git(repo, "log", "--format=%h", "--abbrev=7", "--reverse", "--",
+                   "paper_figures/frontier/checks.csv").split()
+    table = pd.DataFrame([r for c in commits if (r := reference_row(repo, c)) is not None])
+    table.to_csv(Path(repo) / REFERENCES, index=False)
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    from dpkernels.workbook import find_root
+
+    parser = argparse.ArgumentParser(prog="python -m dpkernels.scale_runs", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", type=Path, help="a whole scale run's build folder (holding scale/run.json)")
+    parser.add_argument("--note", default="", help="what the run was (with --build)")
+    parser.add_argument("--history", action="store_true", help="rewrite scale_references.csv from git history")
+    args = parser.parse_args(argv)
+    if args.build is None and not args.history:
+        parser.error("give --build or --history")
+    repo = find_root()
+    if args.build is not None:
+        run_dir = args.build / "scale"
+        commit = json.loads((run_dir / "run.json").read_text())["commit"]
+        print(pd.read_csv(add_run(run_dir, repo, commit, args.note)).tail(3).to_string(index=False))
+    if args.history:
+        print(history(repo).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
