@@ -32,7 +32,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 PAPERS = sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("*.ipynb"))
 OUTPUTS = sorted(p.parent.name for p in (REPO_ROOT / "paper_figures").glob("*/checks.csv"))
 #: The API reference's modules that run the workbook rather than the mechanisms: documented apart (internals.html).
-INTERNALS = ("cli", "runner", "reference", "report", "prose", "workbook", "notebooks", "profiles", "sweep", "cache", "site", "experiments")
+INTERNALS = ("cli", "runner", "reference", "scale_runs", "report", "prose", "workbook", "notebooks", "profiles", "sweep",
+             "cache", "site", "experiments")
 
 
 @pytest.fixture(scope="module")

@@ -104,8 +104,8 @@ _EXPORTS: dict[str, str] = {
 _SUBMODULES = (
     "accounting", "argmin_release", "audit", "bounds", "cache", "cli", "datasets", "defaults", "experiments",
     "feature_maps", "jl", "kernels", "lattice", "losses", "mechanisms", "noise", "notebooks", "preprocessing", "profiles",
-    "prose", "random_features", "recommendation", "reference", "report", "runner", "selection", "site", "solvers",
-    "sweep", "testing", "verdicts", "workbook",
+    "prose", "random_features", "recommendation", "reference", "report", "runner", "scale_runs", "selection", "site",
+    "solvers", "sweep", "testing", "verdicts", "workbook",
 )
 
 __all__ = [*_EXPORTS, "__version__"]
