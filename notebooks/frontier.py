@@ -97,7 +97,7 @@ import json
 import os
 import time
 
-T_START = time.perf_counter()
+T_START, T_START_CLOCK = time.perf_counter(), time.time()
 LOAD_START = os.getloadavg()
 
 import matplotlib.pyplot as plt
@@ -111,7 +111,7 @@ from dpkernels.experiments import frontier_analysis as A
 from dpkernels.experiments import frontier_cost as C
 from dpkernels.experiments import frontier_figures as FF
 from dpkernels.report import Checks, output_dir, stable_text, write_table
-from dpkernels.sweep import scheduler_address
+from dpkernels.sweep import machine_cpu_seconds, scheduler_address
 
 P = profiles.load("frontier", profile, sizes)
 OUT = output_dir("frontier", profile)
@@ -217,13 +217,14 @@ print(f"ablation: {len(ablation_configs)} more tasks (each rule's constant x 0.1
       f"epsilons {AB['epsilons']}, {AB['seeds']} seeds")
 
 # %%
-t0 = time.perf_counter()
+t0, t0_clock, cpu0 = time.perf_counter(), time.time(), machine_cpu_seconds()
 res_all = E.run_frontier(configs + ablation_configs, n_jobs=P["n_jobs"], scheduler=SCHEDULER,
                          progress=True)  # under the runner: build/<profile>/papermill/frontier.kernel.log
-sweep_seconds = time.perf_counter() - t0
+sweep_seconds, machine = time.perf_counter() - t0, {k: v - cpu0[k] for k, v in machine_cpu_seconds().items()}
 res_all.drop(columns=["params"]).to_csv(OUT / "runs.csv", index=False)
 res = res_all[res_all.scale == 1.0].reset_index(drop=True)
-print(f"{len(res_all)} runs in {sweep_seconds:.1f} s wall ({res_all.fit_seconds.sum():.1f} s of fits)")
+print(f"{len(res_all)} runs in {sweep_seconds:.1f} s wall ({res_all.fit_seconds.sum():.1f} s of fits, "
+      f"{res_all.fit_cpu_seconds.sum():.1f} CPU s)")
 
 # %% [markdown]
 # **Budgets as stated.**  Each run records the $(\varepsilon, \delta)$ its fitted object states (every part's
@@ -588,8 +589,10 @@ checks.record("notebook run time", f"wall seconds from the imports to this cell 
 checks.show_new()
 pd.DataFrame([{"profile": profile, "scheduler": SCHEDULER or "joblib", "tasks": len(res_all), "wall_seconds": round(total, 1),
                "sweep_seconds": round(sweep_seconds, 1), "fit_seconds": round(float(res_all.fit_seconds.sum()), 1),
-               "load_start": round(LOAD_START[0], 2), "load_end": round(os.getloadavg()[0], 2)}]).to_csv(
-    OUT / "run.csv", index=False)
+               "fit_cpu_seconds": round(float(res_all.fit_cpu_seconds.sum()), 1),
+               "load_start": round(LOAD_START[0], 2), "load_end": round(os.getloadavg()[0], 2),
+               "start_time": round(T_START_CLOCK, 1), "sweep_start_time": round(t0_clock, 1),
+               **{f"machine_{k}_seconds": round(v, 1) for k, v in machine.items()}}]).to_csv(OUT / "run.csv", index=False)
 
 # %%
 checks.write(OUT)

@@ -86,6 +86,34 @@ def test_a_worker_without_the_data_fails_fast_naming_its_host(tmp_path):
     assert "DPKERNELS_DATA" in str(err.value)
 
 
+def test_a_task_records_its_fits_cpu_seconds_and_start():
+    """run_task keeps the call to ``fit`` timed three ways: its start lies inside the task's wall-clock window, and its
+    CPU seconds are the process's CPU (not the wall seconds): an estimator that sleeps through its fit takes wall time
+    and little CPU (the process's other threads count: a BLAS pool still spinning after the task above adds up to a
+    tenth of a second, hence the margin)."""
+    before, cpu_before = time.time(), time.process_time()
+    r = F.run_task(_config("park-epc"))
+    after, cpu_task = time.time(), time.process_time() - cpu_before
+    assert before <= r["fit_start_time"] <= after
+    assert 0.0 < r["fit_cpu_seconds"] <= cpu_task
+
+    class Sleepy:
+        def fit(self, X, y):
+            time.sleep(1.0)
+            return self
+
+        def predict(self, X):
+            return np.zeros(X.shape[0])
+
+    mech = F.MECHANISMS["nonprivate-linearsvc"]
+    spec = F.DATASETS["adult"]
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(F, "task_estimator", lambda *a: (Sleepy(), {}))
+        fitted = F._fit_predict(mech, None, F.DELTA, 1.0, X, y, X, spec, np.random.default_rng(0))
+    assert fitted.seconds >= 1.0 and fitted.cpu_seconds < 0.5 * fitted.seconds
+
+
 def test_task_records_accounted_privacy_at_most_the_target():
     for m in ("rubinstein-finite", "bassily-alg2", "chaudhuri-objective-logistic-selected", "bassily-alg2-selected"):
         r = F.run_task(_config(m, eps=F.TRACED_EPSILON))

@@ -67,6 +67,35 @@ def test_a_whole_run_is_recorded_from_its_build_folder(tmp_path):
         S.add_run(run_dir, repo, "def5678", "")
 
 
+def test_the_fits_wall_over_cpu_is_split_at_yu2020s_end():
+    """beside() sums the fits' wall and CPU seconds on each side of the frontier's start + yu2020's seconds (a fit
+    that starts at the boundary is after it), leaves out refused fits (NaN CPU) and gives NaN for a run that recorded
+    no CPU seconds; _cpu() reads run.csv's accounting and gives NaN, not an error, where a column is missing or 0."""
+    runs = pd.DataFrame({"fit_start_time": [100.0, 150.0, 199.0, 200.0, 250.0, 260.0],
+                         "fit_seconds": [4.0, 2.0, 2.0, 1.1, 2.2, float("nan")],
+                         "fit_cpu_seconds": [2.0, 1.0, 1.0, 1.0, 2.0, float("nan")]})
+    out = S.beside(runs, start_time=100.0, seconds=100.0)
+    assert out == {"fit_wall_over_cpu_beside_yu2020": 2.0, "fit_wall_over_cpu_after_yu2020": pytest.approx(1.1)}
+    assert all(pd.isna(v) for v in S.beside(runs.drop(columns="fit_cpu_seconds"), 100.0, 100.0).values())
+    run = pd.Series({"fit_seconds": 30.0, "fit_cpu_seconds": 20.0, "machine_busy_seconds": 40.0,
+                     "machine_steal_seconds": 0.5})
+    assert S._cpu(run) == {"fit_cpu_seconds": 20.0, "fit_wall_over_cpu": 1.5, "machine_busy_seconds": 40.0,
+                           "machine_steal_seconds": 0.5, "fit_share_of_busy": 0.5}
+    assert all(pd.isna(v) for v in S._cpu(pd.Series({"fit_seconds": 30.0})).values())
+    assert pd.isna(S._cpu(run.replace({20.0: 0.0}))["fit_wall_over_cpu"])
+
+
+def test_the_machines_cpu_seconds_only_grow():
+    """machine_cpu_seconds reads the machine's busy, idle and stolen CPU seconds since boot: finite, non-negative,
+    and none smaller in a later reading."""
+    from dpkernels.sweep import machine_cpu_seconds
+
+    a = machine_cpu_seconds()
+    sum(i * i for i in range(200_000))
+    b = machine_cpu_seconds()
+    assert set(a) == {"busy", "idle", "steal"} and all(0.0 <= a[k] <= b[k] < float("inf") for k in a)
+
+
 def test_a_detail_that_no_longer_reads_is_refused():
     """The medians read from F-objective-vs-diffprivlib's detail: a reworded detail raises instead of giving NaN."""
     checks = pd.read_csv(REPO_ROOT / RUN_FILES[3])

@@ -2,7 +2,9 @@
 
 Two tables, each written from files, never typed:
 
-* ``benchmarks/results/scale_runs.csv``: one row per whole ``make reproduce PROFILE=scale`` run (both notebooks),
+* ``benchmarks/results/scale_runs.csv``: one row per whole ``make reproduce PROFILE=scale`` run (both notebooks):
+  its times, and from the runs that recorded them the fits' CPU seconds, the machine's busy and stolen CPU seconds
+  over the sweep and the fits' wall over CPU seconds beside Yu et al.'s notebook and after it (:func:`beside`);
   added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
   (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
   that was not copied can be added with ``python -m dpkernels.scale_runs --build DIR``).
@@ -11,7 +13,7 @@ Two tables, each written from files, never typed:
   every commit that changed ``paper_figures/frontier/checks.csv`` with an hour's ``F-time`` target, its ``F-time`` row
   (the notebook's seconds, the sweep's wall and fit seconds, in its detail), the whole run's wall seconds
   (``timings_scale.csv``'s, where that commit changed them: a run of the frontier alone keeps the last whole run's),
-  the log-log slopes of rubinstein-rff's and bassily-alg3's fit seconds against n (rows ``F-slope-*``) and objective
+  the fits' CPU seconds where its ``run.csv`` has them, the log-log slopes of rubinstein-rff's and bassily-alg3's fit seconds against n (rows ``F-slope-*``) and objective
   perturbation's fit time against diffprivlib's (row ``F-objective-vs-diffprivlib``, with the two medians of its
   detail).
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import re
 import subprocess
 from collections.abc import Callable
@@ -34,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "run_row", "add_run", "reference_row", "history", "main"]
+__all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "beside", "run_row", "add_run", "reference_row", "history", "main"]
 
 #: The tables, relative to the workbook.
 RUNS = Path("benchmarks") / "results" / "scale_runs.csv"
@@ -91,6 +94,32 @@ def _timing(timings: pd.DataFrame | None, paper: str, section: str) -> pd.Series
     return row.iloc[0] if len(row) == 1 else None
 
 
+def _ratio(a: float, b: float) -> float:
+    return a / b if b > 0 else math.nan  # NaN > 0 is False: NaN in, NaN out
+
+
+def _cpu(run: pd.Series) -> dict[str, float]:
+    """The sweep's CPU accounting from its ``run.csv`` row (NaN for a run before the frontier recorded it): the fits'
+    CPU seconds, their wall seconds over them, the machine's busy and stolen CPU seconds over the sweep, and the share
+    of the machine's busy CPU that went to the fits."""
+    get = lambda col: float(run[col]) if col in run.index else math.nan  # noqa: E731
+    cpu, busy, steal = get("fit_cpu_seconds"), get("machine_busy_seconds"), get("machine_steal_seconds")
+    return {"fit_cpu_seconds": cpu, "fit_wall_over_cpu": _ratio(get("fit_seconds"), cpu), "machine_busy_seconds": busy,
+            "machine_steal_seconds": steal, "fit_share_of_busy": _ratio(cpu, busy)}
+
+
+def beside(runs: pd.DataFrame, start_time: float, seconds: float) -> dict[str, float]:
+    """The fits' wall seconds over their CPU seconds (sums) among the fits that started within ``seconds`` of
+    ``start_time`` (the frontier notebook's start: while Yu et al.'s notebook, started with it, still ran beside the
+    sweep) and among those that started later; NaN where a run has no CPU seconds or a part no fits."""
+    if "fit_cpu_seconds" not in runs.columns or "fit_start_time" not in runs.columns:
+        return {"fit_wall_over_cpu_beside_yu2020": math.nan, "fit_wall_over_cpu_after_yu2020": math.nan}
+    timed = runs[runs["fit_cpu_seconds"].notna()]
+    early = timed["fit_start_time"] < start_time + seconds
+    ratio = lambda d: _ratio(float(d["fit_seconds"].sum()), float(d["fit_cpu_seconds"].sum()))  # noqa: E731
+    return {"fit_wall_over_cpu_beside_yu2020": ratio(timed[early]), "fit_wall_over_cpu_after_yu2020": ratio(timed[~early])}
+
+
 def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
     """One row of ``scale_runs.csv`` from a whole run's outputs (``read(path)``: a file's text under the run's
     folder, ``None`` when it has none).  Raises ``ValueError`` for a run that is not a whole scale run (no whole-run
@@ -109,8 +138,9 @@ def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
             **{f"{p}_seconds": float(t["seconds"]) for p, t in totals.items()},  # type: ignore[index]
             "sweep_seconds": float(run["sweep_seconds"]), "fit_seconds": float(run["fit_seconds"]), "fits": len(runs),
             "shuttle_50000_fits": len(shuttle), "shuttle_50000_fit_seconds": float(shuttle["fit_seconds"].sum()),
-            "load_start": float(run["load_start"]), "load_end": float(run["load_end"]), "note": note,
-            **_slopes(checks)}
+            "load_start": float(run["load_start"]), "load_end": float(run["load_end"]), **_cpu(run),
+            **beside(runs, float(run.get("start_time", math.nan)), float(totals["yu2020"]["seconds"])),  # type: ignore[index]
+            "note": note, **_slopes(checks)}
 
 
 def add_run(run_dir: Path, repo: Path, commit: str, note: str) -> Path:
@@ -154,10 +184,13 @@ def reference_row(repo: Path, commit: str) -> dict[str, object] | None:
     before = _timing(_csv(lambda path: _show(repo, f"{commit}~1", path), timings), "(all)", "(wall time)")
     if wall is not None and before is not None and wall["seconds"] == before["seconds"]:
         wall = None  # a run of the frontier alone keeps the last whole run's row
+    run = _csv(lambda path: _show(repo, commit, path), "paper_figures/frontier/run.csv")
+    cpu = _cpu(run.iloc[0]) if run is not None and len(run) == 1 else _cpu(pd.Series(dtype=float))
     return {"reference_commit": commit, "date": _git(repo, "log", "-1", "--format=%cs", commit).strip(),
             "frontier_seconds": float(ftime["measured"]), "f_time_status": ftime["status"],
             "sweep_seconds": float(sweep.group(1)), "fit_seconds": float(sweep.group(2)),
             "whole_run_seconds": float(wall["seconds"]) if wall is not None else float("nan"),
+            "fit_cpu_seconds": cpu["fit_cpu_seconds"], "fit_wall_over_cpu": cpu["fit_wall_over_cpu"],
             **_slopes(checks), **_objective(checks)}
 
 

@@ -54,8 +54,8 @@ from tqdm import tqdm  # text bars: tqdm.auto warns "IProgress not found" in ker
 from dpkernels.cache import source_hash
 
 __all__ = ["config_key", "ResultStore", "run_sweep", "scheduler_address", "call_serially", "call_batch", "batches",
-           "preflight", "restored_environ", "SweepError", "PreflightError", "SCHEDULER_ENV", "LOCAL", "PREFLIGHT_FIX",
-           "WORKER_MALLOC_ENV"]
+           "preflight", "restored_environ", "machine_cpu_seconds", "SweepError", "PreflightError", "SCHEDULER_ENV",
+           "LOCAL", "PREFLIGHT_FIX", "WORKER_MALLOC_ENV"]
 
 SCHEDULER_ENV = "DPKERNELS_SCHEDULER"
 #: ``scheduler`` value that starts a Dask LocalCluster of worker processes (one thread each) for one sweep.
@@ -241,6 +241,21 @@ def batches(todo: list[dict[str, Any]], cost: Callable[[dict[str, Any]], float] 
 #: it.  The results are the same bytes.
 WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(64 * 2**30),
                      "MALLOC_ARENA_MAX": "1"}
+
+
+def machine_cpu_seconds() -> dict[str, float]:
+    """The machine's CPU seconds since boot, summed over its cores (``psutil.cpu_times``): ``busy`` (user, nice,
+    system, interrupts), ``idle`` (idle and I/O wait) and ``steal`` (time a virtual machine's cores waited for the
+    host; 0 where the platform has none).  The difference of two readings says how busy the machine was between
+    them, and whether the host took cores away.  NaN for each without ``psutil`` (installed with the notebooks)."""
+    try:
+        import psutil
+    except ImportError:
+        return {"busy": math.nan, "idle": math.nan, "steal": math.nan}
+    t = psutil.cpu_times()
+    part = lambda *names: float(sum(getattr(t, k, 0.0) for k in names))  # noqa: E731
+    return {"busy": part("user", "nice", "system", "irq", "softirq"), "idle": part("idle", "iowait"),
+            "steal": part("steal")}
 
 
 @contextlib.contextmanager

@@ -63,7 +63,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -902,14 +902,30 @@ def validate_config(config: dict[str, Any]) -> None:
         raise ValueError(f"{m} has no rule constant to scale (scale = {scale!r})")
 
 
+class Fitted(NamedTuple):
+    """What :func:`_fit_predict` returns: the predictions, the (epsilon, delta) the fitted object states, the number
+    of binary fits, the hyper-parameters, and the call to ``fit`` alone timed three ways: its wall seconds, the CPU
+    seconds of the process meanwhile (every thread of it: a BLAS or random-feature pool counts, and so do a Dask
+    worker's own threads, so it errs high; on a busy machine the wall seconds exceed it by the time the process waited
+    for a core) and the wall clock at its start (seconds since
+    the epoch: where the fit fell in a sweep); and, with ``trace``, its peak memory in bytes (NaN without)."""
+
+    predictions: NDArray
+    spent: tuple[float, float]
+    n_parts: int
+    params: Params
+    seconds: float
+    peak: float
+    cpu_seconds: float
+    start_time: float
+
+
 def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float, Xtr: Array, ytr: NDArray,
-                 Xte: Array, spec: DatasetSpec, rng: np.random.Generator, trace: bool = False
-                 ) -> tuple[NDArray, tuple[float, float], int, Params, float, float]:
-    """Fit the run's task estimator (:func:`task_estimator`) and predict; returns the predictions, the (epsilon,
-    delta) the fitted object states (composed from every fitted part's statement; non-private references: (inf,
-    0)), the number of binary fits, the hyper-parameters (with the non-private references' and the selection's
-    choices), and the fit's own wall seconds and, with ``trace``, its peak memory in bytes above what was traced
-    before it (the call to ``fit`` alone, under ``tracemalloc``; NaN without ``trace``)."""
+                 Xte: Array, spec: DatasetSpec, rng: np.random.Generator, trace: bool = False) -> Fitted:
+    """Fit the run's task estimator (:func:`task_estimator`) and predict (:class:`Fitted`): the (epsilon, delta) the
+    fitted object states is composed from every fitted part's statement (non-private references: (inf, 0)), the
+    hyper-parameters include the non-private references' and the selection's choices, the peak memory is above what
+    was traced before the call to ``fit`` (under ``tracemalloc``)."""
     info = {"n": len(ytr), "d": Xtr.shape[1], "K": len(spec.classes), "dataset": spec.name, "task": spec.task,
             "delta": delta, "scale": scale}
     est, params = task_estimator(mech, eps, delta, info, rng)
@@ -917,9 +933,9 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float,
         tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        t0 = time.perf_counter()
+        started, cpu0, t0 = time.time(), time.process_time(), time.perf_counter()
         est.fit(Xtr, ytr)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         peak = float(tracemalloc.get_traced_memory()[1] - before) if trace else math.nan
     finally:
         if trace:
@@ -927,8 +943,8 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float,
     if mech.protocol == "selected":
         params = {**params, "selected_scale": SCALES[est.selected_]}
     spent = (math.inf, 0.0) if mech.privacy == "none" else stated(est)
-    return (est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}, seconds,
-            peak)
+    return Fitted(est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}, seconds,
+                  peak, cpu, started)
 
 
 def _majority_error(y: NDArray) -> float:
@@ -971,7 +987,8 @@ def traced(config: dict[str, Any]) -> bool:
 
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (data set, mechanism, n, epsilon, rule scale, seed): test error, majority-class error of the same test
-    set, the fit's wall seconds, its peak traced memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
+    set, the fit's wall seconds, its CPU seconds and its start on the wall clock (:class:`Fitted`), its peak traced
+    memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
     configurations :func:`traced` names only, whose ``traced`` is True: tracing slows allocation-heavy Python code,
     so the other runs' fit times are the untraced ones), the training matrix's size (MB), the (epsilon, delta) the
     fitted object states (``epsilon_spent``, ``delta_spent``), the hyper-parameters used (a selected row: the scale it
@@ -1001,18 +1018,20 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
         warnings.simplefilter("ignore", UtilityWarning)  # "mostly noise": what the test error measures anyway
         trace = traced(config)
         try:
-            pred, (eps_spent, delta_spent), n_parts, params, seconds, peak = _fit_predict(
-                mech, config["epsilon"], config["delta"], scale, Xtr, ytr, Xte, spec, rng, trace)
+            fitted = _fit_predict(mech, config["epsilon"], config["delta"], scale, Xtr, ytr, Xte, spec, rng, trace)
         except RuntimeError as exc:  # a certified solver that cannot certify refuses to release: an outcome, not a bug
             if "refusing to release" not in str(exc):
                 raise
-            return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan, "peak_mb": math.nan,
-                    "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
+            return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan,
+                    "fit_cpu_seconds": math.nan, "fit_start_time": math.nan, "peak_mb": math.nan, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
                     "n_parts": 0, "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
                     "refused": str(exc)[:300]}
-    return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte), "fit_seconds": float(seconds),
-            "peak_mb": peak / 2**20, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent),
-            "delta_spent": float(delta_spent), "n_parts": int(n_parts), "d": int(Xtr.shape[1]),
+    pred, (eps_spent, delta_spent), params = fitted.predictions, fitted.spent, fitted.params
+    return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte),
+            "fit_seconds": float(fitted.seconds), "fit_cpu_seconds": float(fitted.cpu_seconds),
+            "fit_start_time": float(fitted.start_time), "peak_mb": fitted.peak / 2**20, "traced": trace,
+            "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
+            "n_parts": int(fitted.n_parts), "d": int(Xtr.shape[1]),
             "params": json.dumps(params, sort_keys=True, default=float),
             "selected_scale": float(params.get("selected_scale", math.nan)),
             "pred_digest": hashlib.sha1(np.ascontiguousarray(pred).astype(np.int64).tobytes()).hexdigest()[:16],
