@@ -85,6 +85,41 @@ def test_the_fits_wall_over_cpu_is_split_at_yu2020s_end():
     assert pd.isna(S._cpu(run.replace({20.0: 0.0}))["fit_wall_over_cpu"])
 
 
+def test_h_f1_contention_is_decided_by_its_registered_predictions():
+    """contention() holds only when all three registered predictions do (each moved across its threshold rejects it)
+    and is untested, never held, for a run without CPU seconds."""
+    ok = {"fit_wall_over_cpu_beside_yu2020": 1.6, "fit_wall_over_cpu_after_yu2020": 1.05,
+          "machine_busy_seconds": 7000.0, "machine_steal_seconds": 10.0}
+    assert S.contention(ok)["h_f1_contention"] == "holds"
+    for key, value in (("fit_wall_over_cpu_beside_yu2020", 1.05 + S.CONTENTION_GAP - 0.01),
+                       ("fit_wall_over_cpu_after_yu2020", S.ALONE_RATIO + 0.01),
+                       ("machine_steal_seconds", 7000.0 * S.STEAL_SHARE * 1.1)):
+        out = S.contention({**ok, key: value})
+        assert out["h_f1_contention"] == "rejected" and list(out.values()).count(False) == 1, key
+    assert S.contention({**ok, "fit_wall_over_cpu_after_yu2020": float("nan")})["h_f1_contention"] == "untested"
+
+
+def test_the_cpu_slopes_are_read_from_the_cpu_seconds():
+    """cpu_slopes fits log CPU seconds (not the wall seconds) against n over the widest data set, at the rules' own
+    constants (scale 1): CPU seconds linear in n and wall seconds quadratic give a slope of 1; NaN without CPU."""
+    import numpy as np
+
+    rows = []
+    for m in ("rubinstein-rff", "bassily-alg3"):
+        for n in (1_000, 10_000, 100_000):
+            for seed in range(3):
+                cpu = 1e-4 * n * (1 + 0.01 * seed)
+                rows.append({"dataset": "kddcup99", "mechanism": m, "n_train": n, "scale": 1.0, "seed": seed,
+                             "epsilon": 1.0, "traced": False, "peak_mb": np.nan, "fit_cpu_seconds": cpu,
+                             "fit_seconds": cpu * n / 1_000})
+    runs = pd.DataFrame(rows)
+    runs = pd.concat([runs, runs.assign(dataset="adult", n_train=runs["n_train"] // 10),
+                      runs.assign(scale=10.0, fit_cpu_seconds=runs["fit_cpu_seconds"] * runs["n_train"])], ignore_index=True)
+    out = S.cpu_slopes(runs)
+    assert out["slope_cpu_rubinstein_rff"] == pytest.approx(1.0) and out["slope_cpu_bassily_alg3"] == pytest.approx(1.0)
+    assert all(pd.isna(v) for v in S.cpu_slopes(runs.drop(columns="fit_cpu_seconds")).values())
+
+
 def test_the_machines_cpu_seconds_only_grow():
     """machine_cpu_seconds reads the machine's busy, idle and stolen CPU seconds since boot: finite, non-negative,
     and none smaller in a later reading."""

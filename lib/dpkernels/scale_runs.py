@@ -3,9 +3,10 @@
 Two tables, each written from files, never typed:
 
 * ``benchmarks/results/scale_runs.csv``: one row per whole ``make reproduce PROFILE=scale`` run (both notebooks):
-  its times, and from the runs that recorded them the fits' CPU seconds, the machine's busy and stolen CPU seconds
-  over the sweep and the fits' wall over CPU seconds beside Yu et al.'s notebook and after it (:func:`beside`);
-  added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
+  its times and timed checks, and from the runs that recorded them the fits' CPU seconds, the machine's busy and
+  stolen CPU seconds over the sweep, the fits' wall over CPU seconds beside Yu et al.'s notebook and after it
+  (:func:`beside`), the slopes of CPU seconds against n (:func:`cpu_slopes`) and H-F1-contention's outcome
+  (:func:`contention`); added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
   (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
   that was not copied can be added with ``python -m dpkernels.scale_runs --build DIR``).
 * ``benchmarks/results/scale_references.csv``: one row per committed scale reference of the frontier
@@ -13,9 +14,9 @@ Two tables, each written from files, never typed:
   every commit that changed ``paper_figures/frontier/checks.csv`` with an hour's ``F-time`` target, its ``F-time`` row
   (the notebook's seconds, the sweep's wall and fit seconds, in its detail), the whole run's wall seconds
   (``timings_scale.csv``'s, where that commit changed them: a run of the frontier alone keeps the last whole run's),
-  the fits' CPU seconds where its ``run.csv`` has them, the log-log slopes of rubinstein-rff's and bassily-alg3's fit seconds against n (rows ``F-slope-*``) and objective
-  perturbation's fit time against diffprivlib's (row ``F-objective-vs-diffprivlib``, with the two medians of its
-  detail).
+  the fits' CPU seconds where its ``run.csv`` has them, the log-log slopes of rubinstein-rff's and bassily-alg3's
+  fit seconds against n (rows ``F-slope-*``) and objective perturbation's fit time against diffprivlib's (row
+  ``F-objective-vs-diffprivlib``, with the two medians of its detail).
 
 Both read the same layout: a build folder's ``scale/`` and the repository's tree at a commit hold
 ``paper_figures/frontier/{checks,run,runs}.csv`` and ``benchmarks/results/timings_scale.csv``.
@@ -37,7 +38,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "beside", "run_row", "add_run", "reference_row", "history", "main"]
+__all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "CONTENTION_GAP", "ALONE_RATIO", "STEAL_SHARE", "contention",
+           "beside", "cpu_slopes", "run_row", "add_run", "reference_row", "history", "main"]
 
 #: The tables, relative to the workbook.
 RUNS = Path("benchmarks") / "results" / "scale_runs.csv"
@@ -120,6 +122,52 @@ def beside(runs: pd.DataFrame, start_time: float, seconds: float) -> dict[str, f
     return {"fit_wall_over_cpu_beside_yu2020": ratio(timed[early]), "fit_wall_over_cpu_after_yu2020": ratio(timed[~early])}
 
 
+def cpu_slopes(runs: pd.DataFrame) -> dict[str, float]:
+    """The log-log slopes of :data:`SLOPES`' mechanisms' fit *CPU* seconds against n, computed as the ``F-slope-*``
+    rows compute theirs from the wall seconds (:func:`dpkernels.experiments.frontier_analysis.cost_slopes`, the
+    untraced runs at the rules' own constants, over the data set with the largest training size), with their standard
+    errors; NaN for a run that recorded no CPU seconds."""
+    from dpkernels.experiments.frontier_analysis import cost_slopes
+
+    names = [f"slope_cpu_{name}{tail}" for name in SLOPES for tail in ("", "_se")]
+    if "fit_cpu_seconds" not in runs.columns or runs["fit_cpu_seconds"].isna().all():
+        return dict.fromkeys(names, math.nan)
+    base = runs[runs["scale"] == 1.0]
+    widest = base.loc[base["n_train"].idxmax(), "dataset"]
+    slopes = cost_slopes(base[base["dataset"] == widest].assign(fit_seconds=lambda d: d["fit_cpu_seconds"]))
+    out: dict[str, float] = {}
+    for name, check_id in SLOPES.items():
+        row = slopes[slopes["mechanism"] == check_id.removeprefix("F-slope-")]
+        out[f"slope_cpu_{name}"] = float(row["time_slope"].iloc[0]) if len(row) else math.nan
+        out[f"slope_cpu_{name}_se"] = float(row["time_slope_se"].iloc[0]) if len(row) else math.nan
+    return out
+
+
+#: H-F1-contention's predictions, registered in ERRATA F1 (commit 7ca42f0) before any run recorded CPU seconds: the
+#: fits' wall over CPU beside yu2020 at least this much above the ratio after it, ...
+CONTENTION_GAP = 0.2
+#: ... the ratio after yu2020 at most this, ...
+ALONE_RATIO = 1.15
+#: ... and the machine's stolen CPU below this share of its busy CPU over the sweep.
+STEAL_SHARE = 0.01
+
+
+def contention(row: dict[str, object]) -> dict[str, object]:
+    """H-F1-contention's outcome in one whole run's row (:func:`run_row`'s columns): each prediction (``True`` when
+    it holds) and ``h_f1_contention``, ``"holds"`` when all three do, ``"rejected"`` when one fails, ``"untested"``
+    when the run recorded no CPU seconds (a NaN is never a hold).  One run speaks for that run's machine only."""
+    get = lambda k: float(row.get(k, math.nan))  # type: ignore[arg-type]  # noqa: E731
+    beside_, after = get("fit_wall_over_cpu_beside_yu2020"), get("fit_wall_over_cpu_after_yu2020")
+    steal, busy = get("machine_steal_seconds"), get("machine_busy_seconds")
+    if any(math.isnan(v) for v in (beside_, after, steal, busy)):
+        return {"contention_gap_holds": math.nan, "alone_ratio_holds": math.nan, "steal_share_holds": math.nan,
+                "steal_share": math.nan, "h_f1_contention": "untested"}
+    share = steal / (busy + steal) if busy + steal > 0 else math.nan
+    parts = {"contention_gap_holds": beside_ >= after + CONTENTION_GAP, "alone_ratio_holds": after <= ALONE_RATIO,
+             "steal_share_holds": share < STEAL_SHARE}
+    return {**parts, "steal_share": share, "h_f1_contention": "holds" if all(parts.values()) else "rejected"}
+
+
 def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
     """One row of ``scale_runs.csv`` from a whole run's outputs (``read(path)``: a file's text under the run's
     folder, ``None`` when it has none).  Raises ``ValueError`` for a run that is not a whole scale run (no whole-run
@@ -134,13 +182,16 @@ def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
     if wall is None or any(t is None for t in totals.values()):
         raise ValueError("not a whole scale run: timings_scale.csv lacks the whole-run wall time or a notebook's total")
     shuttle = runs[(runs["dataset"] == "shuttle") & (runs["n_train"] == 50_000)]
-    return {"commit": commit, "whole_run_seconds": float(wall["seconds"]),
+    row = {"commit": commit, "whole_run_seconds": float(wall["seconds"]),
             **{f"{p}_seconds": float(t["seconds"]) for p, t in totals.items()},  # type: ignore[index]
             "sweep_seconds": float(run["sweep_seconds"]), "fit_seconds": float(run["fit_seconds"]), "fits": len(runs),
             "shuttle_50000_fits": len(shuttle), "shuttle_50000_fit_seconds": float(shuttle["fit_seconds"].sum()),
+            "shuttle_50000_fit_cpu_seconds": float(shuttle["fit_cpu_seconds"].sum())
+            if "fit_cpu_seconds" in shuttle.columns else math.nan,
             "load_start": float(run["load_start"]), "load_end": float(run["load_end"]), **_cpu(run),
             **beside(runs, float(run.get("start_time", math.nan)), float(totals["yu2020"]["seconds"])),  # type: ignore[index]
-            "note": note, **_slopes(checks)}
+            "note": note, **_slopes(checks), **cpu_slopes(runs)}
+    return {**row, **contention(row)}
 
 
 def add_run(run_dir: Path, repo: Path, commit: str, note: str) -> Path:
