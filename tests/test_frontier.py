@@ -96,6 +96,7 @@ def test_a_task_records_its_fits_cpu_seconds_and_start():
     after, cpu_task = time.time(), time.process_time() - cpu_before
     assert before <= r["fit_start_time"] <= after
     assert 0.0 < r["fit_cpu_seconds"] <= cpu_task
+    assert math.isnan(r["fit_wait_seconds"]) or 0.0 <= r["fit_wait_seconds"] <= r["fit_seconds"]
 
     class Sleepy:
         def fit(self, X, y):

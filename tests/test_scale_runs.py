@@ -58,10 +58,21 @@ def test_a_whole_run_is_recorded_from_its_build_folder(tmp_path):
     assert row["yu2020_seconds"] == timings[("yu2020", "(notebook total)")]
     assert row["fit_seconds"] == run["fit_seconds"] and row["fits"] == len(runs)
     assert row["slope_rubinstein_rff"] == checks.loc["F-slope-rubinstein-rff", "measured"]
+    # the CPU accounting: the split at yu2020's end (not the frontier's), its outcome, the shuttle cell's CPU
+    split = S.beside(runs, run["start_time"], timings[("yu2020", "(notebook total)")])
+    assert row["fit_cpu_seconds"] == run["fit_cpu_seconds"] and row["machine_steal_seconds"] == run["machine_steal_seconds"]
+    assert row["fit_wall_over_cpu_beside_yu2020"] == pytest.approx(split["fit_wall_over_cpu_beside_yu2020"])
+    assert row["fit_wall_over_cpu_after_yu2020"] == pytest.approx(split["fit_wall_over_cpu_after_yu2020"])
+    assert row["h_f1_contention"] == S.contention(row)["h_f1_contention"] != "untested"
+    assert row["shuttle_50000_fit_cpu_seconds"] == pytest.approx(
+        runs.loc[(runs["dataset"] == "shuttle") & (runs["n_train"] == 50_000), "fit_cpu_seconds"].sum())
     S.add_run(run_dir, repo, "abc1234", "again")
     table = pd.read_csv(out, dtype={"commit": str})
     assert len(table) == 1 and table["note"].tolist() == ["again"]
     t = pd.read_csv(run_dir / RUN_FILES[0])
+    t.assign(jobs=1.0).to_csv(run_dir / RUN_FILES[0], index=False)  # the notebooks one after another: nothing beside
+    alone = S.run_row(lambda path: (run_dir / path).read_text(), "def5678", "")
+    assert pd.isna(alone["fit_wall_over_cpu_beside_yu2020"]) and alone["h_f1_contention"] == "untested"
     t[t["paper"] != "yu2020"].to_csv(run_dir / RUN_FILES[0], index=False)
     with pytest.raises(ValueError, match="not a whole scale run"):
         S.add_run(run_dir, repo, "def5678", "")
@@ -75,8 +86,14 @@ def test_the_fits_wall_over_cpu_is_split_at_yu2020s_end():
                          "fit_seconds": [4.0, 2.0, 2.0, 1.1, 2.2, float("nan")],
                          "fit_cpu_seconds": [2.0, 1.0, 1.0, 1.0, 2.0, float("nan")]})
     out = S.beside(runs, start_time=100.0, seconds=100.0)
-    assert out == {"fit_wall_over_cpu_beside_yu2020": 2.0, "fit_wall_over_cpu_after_yu2020": pytest.approx(1.1)}
+    assert out["fit_wall_over_cpu_beside_yu2020"] == 2.0 and out["fit_wall_over_cpu_after_yu2020"] == pytest.approx(1.1)
+    assert (out["fits_beside_yu2020"], out["fits_after_yu2020"]) == (3, 2)
+    assert pd.isna(out["fit_wait_share_beside_yu2020"])  # no waits recorded
+    waited = S.beside(runs.assign(fit_wait_seconds=[2.0, 0.0, 1.0, 0.0, 0.33, float("nan")]), 100.0, 100.0)
+    assert waited["fit_wait_share_beside_yu2020"] == pytest.approx(3.0 / 8.0)
+    assert waited["fit_wait_share_after_yu2020"] == pytest.approx(0.1)
     assert all(pd.isna(v) for v in S.beside(runs.drop(columns="fit_cpu_seconds"), 100.0, 100.0).values())
+    assert all(pd.isna(v) for v in S.beside(runs, float("nan"), 100.0).values())
     run = pd.Series({"fit_seconds": 30.0, "fit_cpu_seconds": 20.0, "machine_busy_seconds": 40.0,
                      "machine_steal_seconds": 0.5})
     assert S._cpu(run) == {"fit_cpu_seconds": 20.0, "fit_wall_over_cpu": 1.5, "machine_busy_seconds": 40.0,
@@ -90,12 +107,12 @@ def test_h_f1_contention_is_decided_by_its_registered_predictions():
     and is untested, never held, for a run without CPU seconds."""
     ok = {"fit_wall_over_cpu_beside_yu2020": 1.6, "fit_wall_over_cpu_after_yu2020": 1.05,
           "machine_busy_seconds": 7000.0, "machine_steal_seconds": 10.0}
-    assert S.contention(ok)["h_f1_contention"] == "holds"
+    assert S.contention(ok)["h_f1_contention"] == "holds" and S.contention(ok)["prediction_steal"] == "met"
     for key, value in (("fit_wall_over_cpu_beside_yu2020", 1.05 + S.CONTENTION_GAP - 0.01),
                        ("fit_wall_over_cpu_after_yu2020", S.ALONE_RATIO + 0.01),
                        ("machine_steal_seconds", 7000.0 * S.STEAL_SHARE * 1.1)):
         out = S.contention({**ok, key: value})
-        assert out["h_f1_contention"] == "rejected" and list(out.values()).count(False) == 1, key
+        assert out["h_f1_contention"] == "rejected" and list(out.values()).count("not met") == 1, key
     assert S.contention({**ok, "fit_wall_over_cpu_after_yu2020": float("nan")})["h_f1_contention"] == "untested"
 
 
@@ -113,16 +130,35 @@ def test_the_cpu_slopes_are_read_from_the_cpu_seconds():
                              "epsilon": 1.0, "traced": False, "peak_mb": np.nan, "fit_cpu_seconds": cpu,
                              "fit_seconds": cpu * n / 1_000})
     runs = pd.DataFrame(rows)
-    runs = pd.concat([runs, runs.assign(dataset="adult", n_train=runs["n_train"] // 10),
+    runs = pd.concat([runs, runs.assign(dataset="adult", n_train=runs["n_train"] // 10,
+                                        fit_cpu_seconds=runs["fit_cpu_seconds"] * runs["n_train"]),
                       runs.assign(scale=10.0, fit_cpu_seconds=runs["fit_cpu_seconds"] * runs["n_train"])], ignore_index=True)
     out = S.cpu_slopes(runs)
     assert out["slope_cpu_rubinstein_rff"] == pytest.approx(1.0) and out["slope_cpu_bassily_alg3"] == pytest.approx(1.0)
     assert all(pd.isna(v) for v in S.cpu_slopes(runs.drop(columns="fit_cpu_seconds")).values())
 
 
+def test_h_f1_wait_is_decided_by_its_registered_predictions(tmp_path):
+    """wait_outcome holds only when the three registered predictions are met (each moved across its threshold
+    rejects it), is untested without waits or for the run its CPU prediction compares with, and add_run decides it
+    against the table's row of that run."""
+    ok = {"commit": "abc1234", "fit_wait_share_beside_yu2020": 0.4, "fit_wait_share_after_yu2020": 0.02,
+          "fit_cpu_seconds": 4400.0}
+    assert S.wait_outcome(ok, 4388.7)["h_f1_wait"] == "holds"
+    for key, value in (("fit_wait_share_beside_yu2020", S.WAIT_BESIDE - 0.01),
+                       ("fit_wait_share_after_yu2020", S.WAIT_AFTER + 0.01),
+                       ("fit_cpu_seconds", 4388.7 * (1 + S.CPU_STABLE) + 1.0)):
+        out = S.wait_outcome({**ok, key: value}, 4388.7)
+        assert out["h_f1_wait"] == "rejected" and list(out.values()).count("not met") == 1, key
+    assert S.wait_outcome({**ok, "fit_wait_share_after_yu2020": float("nan")}, 4388.7)["h_f1_wait"] == "untested"
+    assert S.wait_outcome({**ok, "commit": S.CPU_RUN}, 4388.7)["h_f1_wait"] == "untested"
+    assert S.wait_outcome(ok, float("nan"))["h_f1_wait"] == "untested"
+
+
 def test_the_machines_cpu_seconds_only_grow():
     """machine_cpu_seconds reads the machine's busy, idle and stolen CPU seconds since boot: finite, non-negative,
     and none smaller in a later reading."""
+    pytest.importorskip("psutil")
     from dpkernels.sweep import machine_cpu_seconds
 
     a = machine_cpu_seconds()

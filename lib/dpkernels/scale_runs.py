@@ -5,8 +5,8 @@ Two tables, each written from files, never typed:
 * ``benchmarks/results/scale_runs.csv``: one row per whole ``make reproduce PROFILE=scale`` run (both notebooks):
   its times and timed checks, and from the runs that recorded them the fits' CPU seconds, the machine's busy and
   stolen CPU seconds over the sweep, the fits' wall over CPU seconds beside Yu et al.'s notebook and after it
-  (:func:`beside`), the slopes of CPU seconds against n (:func:`cpu_slopes`) and H-F1-contention's outcome
-  (:func:`contention`); added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
+  (:func:`beside`), the slopes of CPU seconds against n (:func:`cpu_slopes`) and the outcomes of H-F1-contention
+  and H-F1-wait (:func:`contention`, :func:`wait_outcome`); added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
   (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
   that was not copied can be added with ``python -m dpkernels.scale_runs --build DIR``).
 * ``benchmarks/results/scale_references.csv``: one row per committed scale reference of the frontier
@@ -39,7 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "CONTENTION_GAP", "ALONE_RATIO", "STEAL_SHARE", "contention",
-           "beside", "cpu_slopes", "run_row", "add_run", "reference_row", "history", "main"]
+           "WAIT_BESIDE", "WAIT_AFTER", "CPU_STABLE", "CPU_RUN", "wait_outcome", "beside", "cpu_slopes", "run_row", "add_run", "reference_row", "history", "main"]
 
 #: The tables, relative to the workbook.
 RUNS = Path("benchmarks") / "results" / "scale_runs.csv"
@@ -111,15 +111,24 @@ def _cpu(run: pd.Series) -> dict[str, float]:
 
 
 def beside(runs: pd.DataFrame, start_time: float, seconds: float) -> dict[str, float]:
-    """The fits' wall seconds over their CPU seconds (sums) among the fits that started within ``seconds`` of
-    ``start_time`` (the frontier notebook's start: while Yu et al.'s notebook, started with it, still ran beside the
-    sweep) and among those that started later; NaN where a run has no CPU seconds or a part no fits."""
-    if "fit_cpu_seconds" not in runs.columns or "fit_start_time" not in runs.columns:
-        return {"fit_wall_over_cpu_beside_yu2020": math.nan, "fit_wall_over_cpu_after_yu2020": math.nan}
+    """Among the fits that started within ``seconds`` of ``start_time`` (the frontier notebook's start: while Yu et
+    al.'s notebook, started with it, still ran beside the sweep) and among those that started later: the fits' wall
+    seconds over their CPU seconds, and the share of their wall seconds they waited on a run queue for a core (sums;
+    the wait from the runs that recorded it).  NaN where a run has no CPU seconds (or waits), no start time, or a part
+    no fits.  The two parts hold different fits (the sweep runs its most expensive tasks first): a difference between
+    them is the machine's and the fits' together."""
+    out = dict.fromkeys([f"fit_{m}_{part}_yu2020" for m in ("wall_over_cpu", "wait_share") for part in ("beside", "after")]
+                        + ["fits_beside_yu2020", "fits_after_yu2020"], math.nan)
+    if "fit_cpu_seconds" not in runs.columns or "fit_start_time" not in runs.columns or math.isnan(start_time):
+        return out
     timed = runs[runs["fit_cpu_seconds"].notna()]
     early = timed["fit_start_time"] < start_time + seconds
-    ratio = lambda d: _ratio(float(d["fit_seconds"].sum()), float(d["fit_cpu_seconds"].sum()))  # noqa: E731
-    return {"fit_wall_over_cpu_beside_yu2020": ratio(timed[early]), "fit_wall_over_cpu_after_yu2020": ratio(timed[~early])}
+    for part, d in (("beside", timed[early]), ("after", timed[~early])):
+        wall, out[f"fits_{part}_yu2020"] = float(d["fit_seconds"].sum()), len(d)
+        out[f"fit_wall_over_cpu_{part}_yu2020"] = _ratio(wall, float(d["fit_cpu_seconds"].sum()))
+        if "fit_wait_seconds" in d.columns and d["fit_wait_seconds"].notna().all():
+            out[f"fit_wait_share_{part}_yu2020"] = _ratio(float(d["fit_wait_seconds"].sum()), wall)
+    return out
 
 
 def cpu_slopes(runs: pd.DataFrame) -> dict[str, float]:
@@ -153,19 +162,48 @@ STEAL_SHARE = 0.01
 
 
 def contention(row: dict[str, object]) -> dict[str, object]:
-    """H-F1-contention's outcome in one whole run's row (:func:`run_row`'s columns): each prediction (``True`` when
-    it holds) and ``h_f1_contention``, ``"holds"`` when all three do, ``"rejected"`` when one fails, ``"untested"``
-    when the run recorded no CPU seconds (a NaN is never a hold).  One run speaks for that run's machine only."""
+    """H-F1-contention's outcome in one whole run's row (:func:`run_row`'s columns): each prediction (``"met"`` or
+    ``"not met"``: ``prediction_gap``, ``prediction_after``, ``prediction_steal``, the stolen CPU as a share of the
+    busy CPU, as registered) and ``h_f1_contention``, ``"holds"`` when all three are met, ``"rejected"`` when one is
+    not, ``"untested"`` when the run recorded no CPU seconds (a NaN is never a hold).  One run speaks for that run's
+    machine only, and prediction (a) compares different fits (:func:`beside`)."""
     get = lambda k: float(row.get(k, math.nan))  # type: ignore[arg-type]  # noqa: E731
     beside_, after = get("fit_wall_over_cpu_beside_yu2020"), get("fit_wall_over_cpu_after_yu2020")
     steal, busy = get("machine_steal_seconds"), get("machine_busy_seconds")
+    names = ("prediction_gap", "prediction_after", "prediction_steal")
     if any(math.isnan(v) for v in (beside_, after, steal, busy)):
-        return {"contention_gap_holds": math.nan, "alone_ratio_holds": math.nan, "steal_share_holds": math.nan,
-                "steal_share": math.nan, "h_f1_contention": "untested"}
-    share = steal / (busy + steal) if busy + steal > 0 else math.nan
-    parts = {"contention_gap_holds": beside_ >= after + CONTENTION_GAP, "alone_ratio_holds": after <= ALONE_RATIO,
-             "steal_share_holds": share < STEAL_SHARE}
-    return {**parts, "steal_share": share, "h_f1_contention": "holds" if all(parts.values()) else "rejected"}
+        return {**dict.fromkeys(names, math.nan), "steal_share": math.nan, "h_f1_contention": "untested"}
+    share = _ratio(steal, busy)  # as registered: a share of the busy CPU
+    met = (beside_ >= after + CONTENTION_GAP, after <= ALONE_RATIO, share < STEAL_SHARE)
+    return {**{k: "met" if m else "not met" for k, m in zip(names, met)}, "steal_share": share,
+            "h_f1_contention": "holds" if all(met) else "rejected"}
+
+
+#: H-F1-wait's predictions, registered in ERRATA F1 before any run recorded the fits' run-queue wait: the fits that
+#: start beside yu2020 wait at least this share of their wall seconds, ...
+WAIT_BESIDE = 0.2
+#: ... those after it at most this share, ...
+WAIT_AFTER = 0.05
+#: ... and the fits' CPU seconds are within this fraction of the first run that recorded them (:data:`CPU_RUN`).
+CPU_STABLE = 0.1
+CPU_RUN = "7ca42f0"
+
+
+def wait_outcome(row: dict[str, object], reference_cpu: float) -> dict[str, object]:
+    """H-F1-wait's outcome in one whole run's row: ``wait_prediction_beside``, ``wait_prediction_after`` and
+    ``cpu_prediction_stable`` (``"met"`` / ``"not met"``; the last against ``reference_cpu``, :data:`CPU_RUN`'s fit CPU
+    seconds) and ``h_f1_wait``: ``"holds"``, ``"rejected"``, or ``"untested"`` when the run recorded no waits, or is
+    :data:`CPU_RUN`'s own (a NaN is never a hold)."""
+    get = lambda k: float(row.get(k, math.nan))  # type: ignore[arg-type]  # noqa: E731
+    values = (get("fit_wait_share_beside_yu2020"), get("fit_wait_share_after_yu2020"), get("fit_cpu_seconds"),
+              float(reference_cpu))
+    names = ("wait_prediction_beside", "wait_prediction_after", "cpu_prediction_stable")
+    if any(math.isnan(v) for v in values) or row.get("commit") == CPU_RUN:
+        return {**dict.fromkeys(names, math.nan), "h_f1_wait": "untested"}
+    beside_, after, cpu, ref = values
+    met = (beside_ >= WAIT_BESIDE, after <= WAIT_AFTER, abs(cpu / ref - 1.0) <= CPU_STABLE)
+    return {**{k: "met" if m else "not met" for k, m in zip(names, met)},
+            "h_f1_wait": "holds" if all(met) else "rejected"}
 
 
 def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
@@ -182,6 +220,10 @@ def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
     if wall is None or any(t is None for t in totals.values()):
         raise ValueError("not a whole scale run: timings_scale.csv lacks the whole-run wall time or a notebook's total")
     shuttle = runs[(runs["dataset"] == "shuttle") & (runs["n_train"] == 50_000)]
+    # yu2020 ran beside the sweep only when the runner ran two notebooks at once, and the CPU seconds are one fit's
+    # only on the local cluster's one-thread workers
+    together = float(wall.get("jobs", math.nan)) >= 2 and run.get("scheduler") == "local"
+    start = float(run.get("start_time", math.nan)) if together else math.nan
     row = {"commit": commit, "whole_run_seconds": float(wall["seconds"]),
             **{f"{p}_seconds": float(t["seconds"]) for p, t in totals.items()},  # type: ignore[index]
             "sweep_seconds": float(run["sweep_seconds"]), "fit_seconds": float(run["fit_seconds"]), "fits": len(runs),
@@ -189,21 +231,26 @@ def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
             "shuttle_50000_fit_cpu_seconds": float(shuttle["fit_cpu_seconds"].sum())
             if "fit_cpu_seconds" in shuttle.columns else math.nan,
             "load_start": float(run["load_start"]), "load_end": float(run["load_end"]), **_cpu(run),
-            **beside(runs, float(run.get("start_time", math.nan)), float(totals["yu2020"]["seconds"])),  # type: ignore[index]
+            **beside(runs, start, float(totals["yu2020"]["seconds"])),  # type: ignore[index]
             "note": note, **_slopes(checks), **cpu_slopes(runs)}
     return {**row, **contention(row)}
 
 
 def add_run(run_dir: Path, repo: Path, commit: str, note: str) -> Path:
     """Add (or replace) the row of ``commit``'s whole scale run, read from ``run_dir`` (a build's ``scale/``), to
-    ``repo``'s ``scale_runs.csv``; returns its path."""
+    ``repo``'s ``scale_runs.csv``, with H-F1-wait's outcome against the table's :data:`CPU_RUN` row
+    (:func:`wait_outcome`); returns its path."""
     run_dir, out = Path(run_dir), Path(repo) / RUNS
 
     def read(path: str) -> str | None:
         return (run_dir / path).read_text() if (run_dir / path).exists() else None
 
-    row = pd.DataFrame([run_row(read, commit, note)])
-    table = pd.read_csv(out, dtype={"commit": str}) if out.exists() else row.iloc[:0]
+    record = run_row(read, commit, note)
+    table = pd.read_csv(out, dtype={"commit": str}) if out.exists() else pd.DataFrame(columns=["commit"])
+    first = table.loc[table["commit"] == CPU_RUN, "fit_cpu_seconds"] if "fit_cpu_seconds" in table else pd.Series(dtype=float)
+    row = pd.DataFrame([{**record, **wait_outcome(record, float(first.iloc[0]) if len(first) else math.nan)}])
+    if table.empty:
+        table = row.iloc[:0]
     table = pd.concat([table[table["commit"] != commit], row], ignore_index=True)[list(row.columns)]
     table.to_csv(out, index=False)
     return out

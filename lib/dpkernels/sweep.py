@@ -24,6 +24,9 @@ module-level function, importable wherever it runs).  :func:`run_sweep`
 * recomputes a store entry it cannot read (a file truncated by a full disk or a killed process), with a
   ``RuntimeWarning`` naming the file.
 
+:func:`machine_cpu_seconds` reads the machine's busy, idle and stolen CPU seconds (a caller records their difference
+over a sweep: how busy the machine was, and whether a virtual machine's host took cores away).
+
 Inside a task, nested parallelism runs serially (:func:`call_serially`): one BLAS thread and joblib's sequential
 backend.  Without it a library that calls ``joblib.Parallel`` itself (diffprivlib's ``LogisticRegression.fit``)
 would, on a Dask worker, submit nested tasks to the cluster while every worker thread waits for them: a deadlock.

@@ -5,8 +5,8 @@ One sweep (data set x training size x mechanism x epsilon x rule scale x seed) o
 and, beside them, the methods later work showed beating the five papers' (noisy gradient descent, DP-SGD, approximate
 minima perturbation, output-perturbed SGD: :mod:`dpkernels.mechanisms.gradient`), run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
 joblib processes locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one
-seeded training set and returns its test error, the majority-class error of the same test set, the fit time, the
-fit's peak traced memory (seed 0's fits at epsilon = 1, and at every epsilon from 100,000 rows: :func:`traced`), the
+seeded training set and returns its test error, the majority-class error of the same test set, the fit time (wall
+and CPU seconds, its start and its wait for a core: :class:`Fitted`), the fit's peak traced memory (seed 0's fits at epsilon = 1, and at every epsilon from 100,000 rows: :func:`traced`), the
 size of the training matrix and the (epsilon, delta) the fitted object states.
 
 **Data.**  Each data set's population is its *distinct* rows after the public feature map (:func:`distinct_rows`;
@@ -76,6 +76,7 @@ from dpkernels._validation import delta_ceiling
 from dpkernels.accounting import compose
 
 __all__ = [
+    "Fitted",
     "DELTA",
     "cell_delta",
     "SOLVER_TOL",
@@ -902,13 +903,25 @@ def validate_config(config: dict[str, Any]) -> None:
         raise ValueError(f"{m} has no rule constant to scale (scale = {scale!r})")
 
 
+def _run_queue_wait() -> float:
+    """Seconds the calling thread has waited on a run queue for a core (Linux's ``/proc/thread-self/schedstat``,
+    its second field, in nanoseconds); NaN where the platform has none."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return math.nan
+
+
 class Fitted(NamedTuple):
     """What :func:`_fit_predict` returns: the predictions, the (epsilon, delta) the fitted object states, the number
     of binary fits, the hyper-parameters, and the call to ``fit`` alone timed three ways: its wall seconds, the CPU
     seconds of the process meanwhile (every thread of it: a BLAS or random-feature pool counts, and so do a Dask
     worker's own threads, so it errs high; on a busy machine the wall seconds exceed it by the time the process waited
     for a core) and the wall clock at its start (seconds since
-    the epoch: where the fit fell in a sweep); and, with ``trace``, its peak memory in bytes (NaN without)."""
+    the epoch: where the fit fell in a sweep); the seconds its thread waited on a run queue for a core meanwhile
+    (:func:`_run_queue_wait`: the wait itself, where wall minus CPU seconds is any time off the CPU); and, with
+    ``trace``, its peak memory in bytes (NaN without)."""
 
     predictions: NDArray
     spent: tuple[float, float]
@@ -918,6 +931,7 @@ class Fitted(NamedTuple):
     peak: float
     cpu_seconds: float
     start_time: float
+    wait_seconds: float
 
 
 def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float, Xtr: Array, ytr: NDArray,
@@ -933,9 +947,9 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float,
         tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        started, cpu0, t0 = time.time(), time.process_time(), time.perf_counter()
+        started, wait0, cpu0, t0 = time.time(), _run_queue_wait(), time.process_time(), time.perf_counter()
         est.fit(Xtr, ytr)
-        seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        seconds, cpu, wait = time.perf_counter() - t0, time.process_time() - cpu0, _run_queue_wait() - wait0
         peak = float(tracemalloc.get_traced_memory()[1] - before) if trace else math.nan
     finally:
         if trace:
@@ -944,7 +958,7 @@ def _fit_predict(mech: Mechanism, eps: float | None, delta: float, scale: float,
         params = {**params, "selected_scale": SCALES[est.selected_]}
     spent = (math.inf, 0.0) if mech.privacy == "none" else stated(est)
     return Fitted(est.predict(Xte), spent, _n_parts(est), {**params, **getattr(est, "chosen_params_", {})}, seconds,
-                  peak, cpu, started)
+                  peak, cpu, started, wait)
 
 
 def _majority_error(y: NDArray) -> float:
@@ -987,7 +1001,8 @@ def traced(config: dict[str, Any]) -> bool:
 
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (data set, mechanism, n, epsilon, rule scale, seed): test error, majority-class error of the same test
-    set, the fit's wall seconds, its CPU seconds and its start on the wall clock (:class:`Fitted`), its peak traced
+    set, the fit's wall seconds, its CPU seconds, its start on the wall clock and its wait for a core
+    (:class:`Fitted`), its peak traced
     memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
     configurations :func:`traced` names only, whose ``traced`` is True: tracing slows allocation-heavy Python code,
     so the other runs' fit times are the untraced ones), the training matrix's size (MB), the (epsilon, delta) the
@@ -1023,13 +1038,15 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
             if "refusing to release" not in str(exc):
                 raise
             return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan,
-                    "fit_cpu_seconds": math.nan, "fit_start_time": math.nan, "peak_mb": math.nan, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
+                    "fit_cpu_seconds": math.nan, "fit_start_time": math.nan, "fit_wait_seconds": math.nan,
+                    "peak_mb": math.nan, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
                     "n_parts": 0, "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
                     "refused": str(exc)[:300]}
     pred, (eps_spent, delta_spent), params = fitted.predictions, fitted.spent, fitted.params
     return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte),
             "fit_seconds": float(fitted.seconds), "fit_cpu_seconds": float(fitted.cpu_seconds),
-            "fit_start_time": float(fitted.start_time), "peak_mb": fitted.peak / 2**20, "traced": trace,
+            "fit_start_time": float(fitted.start_time), "fit_wait_seconds": float(fitted.wait_seconds),
+            "peak_mb": fitted.peak / 2**20, "traced": trace,
             "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
             "n_parts": int(fitted.n_parts), "d": int(Xtr.shape[1]),
             "params": json.dumps(params, sort_keys=True, default=float),
