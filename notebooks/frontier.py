@@ -587,12 +587,13 @@ checks.record("notebook run time", f"wall seconds from the imports to this cell 
               f"min) {tuple(round(x, 1) for x in LOAD_START)} at the start, "
               f"{tuple(round(x, 1) for x in os.getloadavg())} now")
 checks.show_new()
-pd.DataFrame([{"profile": profile, "scheduler": SCHEDULER or "joblib", "tasks": len(res_all), "wall_seconds": round(total, 1),
+run_record = pd.DataFrame([{"profile": profile, "scheduler": SCHEDULER or "joblib", "tasks": len(res_all), "wall_seconds": round(total, 1),
                "sweep_seconds": round(sweep_seconds, 1), "fit_seconds": round(float(res_all.fit_seconds.sum()), 1),
                "fit_cpu_seconds": round(float(res_all.fit_cpu_seconds.sum()), 1),
                "load_start": round(LOAD_START[0], 2), "load_end": round(os.getloadavg()[0], 2),
                "start_time": round(T_START_CLOCK, 1), "sweep_start_time": round(t0_clock, 1),
-               **{f"machine_{k}_seconds": round(v, 1) for k, v in machine.items()}}]).to_csv(OUT / "run.csv", index=False)
+               **{f"machine_{k}_seconds": round(v, 1) for k, v in machine.items()}}])
+run_record.to_csv(OUT / "run.csv", index=False)
 
 # %%
 checks.write(OUT)

@@ -6,8 +6,9 @@ and, beside them, the methods later work showed beating the five papers' (noisy 
 minima perturbation, output-perturbed SGD: :mod:`dpkernels.mechanisms.gradient`), run through :func:`dpkernels.sweep.run_sweep` (a content-addressed store: a rerun computes only what is missing;
 joblib processes locally, a Dask cluster for the full-size profile).  :func:`run_task` fits one mechanism on one
 seeded training set and returns its test error, the majority-class error of the same test set, the fit time (wall
-and CPU seconds, its start and its wait for a core: :class:`Fitted`), the fit's peak traced memory (seed 0's fits at epsilon = 1, and at every epsilon from 100,000 rows: :func:`traced`), the
-size of the training matrix and the (epsilon, delta) the fitted object states.
+and CPU seconds, its start and its wait for a core: :class:`Fitted`), the fit's peak traced memory (seed 0's fits
+at epsilon = 1, and at every epsilon from 100,000 rows: :func:`traced`), the size of the training matrix and the
+(epsilon, delta) the fitted object states.
 
 **Data.**  Each data set's population is its *distinct* rows after the public feature map (:func:`distinct_rows`;
 74.5% of KDDCup99's 10 percent file repeats another row exactly, and Adult without fnlwgt has 7,000 repeats), so no
@@ -915,13 +916,12 @@ def _run_queue_wait() -> float:
 
 class Fitted(NamedTuple):
     """What :func:`_fit_predict` returns: the predictions, the (epsilon, delta) the fitted object states, the number
-    of binary fits, the hyper-parameters, and the call to ``fit`` alone timed three ways: its wall seconds, the CPU
+    of binary fits, the hyper-parameters, and the call to ``fit`` alone timed four ways: its wall seconds; the CPU
     seconds of the process meanwhile (every thread of it: a BLAS or random-feature pool counts, and so do a Dask
-    worker's own threads, so it errs high; on a busy machine the wall seconds exceed it by the time the process waited
-    for a core) and the wall clock at its start (seconds since
-    the epoch: where the fit fell in a sweep); the seconds its thread waited on a run queue for a core meanwhile
-    (:func:`_run_queue_wait`: the wait itself, where wall minus CPU seconds is any time off the CPU); and, with
-    ``trace``, its peak memory in bytes (NaN without)."""
+    worker's own threads, so it errs high; on a busy machine the wall seconds exceed it by the time the process was
+    off the CPU); the wall clock at its start (seconds since the epoch: where the fit fell in a sweep); and the
+    seconds its thread waited on a run queue for a core (:func:`_run_queue_wait`: the wait itself, where wall minus
+    CPU seconds is any time off the CPU).  With ``trace``, its peak memory in bytes (NaN without)."""
 
     predictions: NDArray
     spent: tuple[float, float]
@@ -1002,8 +1002,7 @@ def traced(config: dict[str, Any]) -> bool:
 def run_task(config: dict[str, Any]) -> dict[str, Any]:
     """One (data set, mechanism, n, epsilon, rule scale, seed): test error, majority-class error of the same test
     set, the fit's wall seconds, its CPU seconds, its start on the wall clock and its wait for a core
-    (:class:`Fitted`), its peak traced
-    memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
+    (:class:`Fitted`), its peak traced memory (MB; the call to ``fit`` alone, under ``tracemalloc``, for the
     configurations :func:`traced` names only, whose ``traced`` is True: tracing slows allocation-heavy Python code,
     so the other runs' fit times are the untraced ones), the training matrix's size (MB), the (epsilon, delta) the
     fitted object states (``epsilon_spent``, ``delta_spent``), the hyper-parameters used (a selected row: the scale it
@@ -1039,8 +1038,8 @@ def run_task(config: dict[str, Any]) -> dict[str, Any]:
                 raise
             return {"error": math.nan, "base_error": _majority_error(yte), "fit_seconds": math.nan,
                     "fit_cpu_seconds": math.nan, "fit_start_time": math.nan, "fit_wait_seconds": math.nan,
-                    "peak_mb": math.nan, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0, "delta_spent": 0.0,
-                    "n_parts": 0, "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
+                    "peak_mb": math.nan, "traced": trace, "train_mb": Xtr.nbytes / 2**20, "epsilon_spent": 0.0,
+                    "delta_spent": 0.0, "n_parts": 0, "d": int(Xtr.shape[1]), "params": "{}", "selected_scale": math.nan, "pred_digest": "",
                     "refused": str(exc)[:300]}
     pred, (eps_spent, delta_spent), params = fitted.predictions, fitted.spent, fitted.params
     return {"error": float(np.mean(pred != yte)), "base_error": _majority_error(yte),
