@@ -108,6 +108,8 @@ def test_h_f1_contention_is_decided_by_its_registered_predictions():
     ok = {"fit_wall_over_cpu_beside_yu2020": 1.6, "fit_wall_over_cpu_after_yu2020": 1.05,
           "machine_busy_seconds": 7000.0, "machine_steal_seconds": 10.0}
     assert S.contention(ok)["h_f1_contention"] == "holds" and S.contention(ok)["prediction_steal"] == "met"
+    assert set(S.contention(ok)) == {"prediction_gap", "prediction_after", "prediction_steal", "steal_share",
+                                     "h_f1_contention"}
     for key, value in (("fit_wall_over_cpu_beside_yu2020", 1.05 + S.CONTENTION_GAP - 0.01),
                        ("fit_wall_over_cpu_after_yu2020", S.ALONE_RATIO + 0.01),
                        ("machine_steal_seconds", 7000.0 * S.STEAL_SHARE * 1.1)):
@@ -145,6 +147,8 @@ def test_h_f1_wait_is_decided_by_its_registered_predictions(tmp_path):
     ok = {"commit": "abc1234", "fit_wait_share_beside_yu2020": 0.4, "fit_wait_share_after_yu2020": 0.02,
           "fit_cpu_seconds": 4400.0}
     assert S.wait_outcome(ok, 4388.7)["h_f1_wait"] == "holds"
+    assert set(S.wait_outcome(ok, 4388.7)) == {"wait_prediction_beside", "wait_prediction_after",
+                                               "cpu_prediction_stable", "h_f1_wait"}
     for key, value in (("fit_wait_share_beside_yu2020", S.WAIT_BESIDE - 0.01),
                        ("fit_wait_share_after_yu2020", S.WAIT_AFTER + 0.01),
                        ("fit_cpu_seconds", 4388.7 * (1 + S.CPU_STABLE) + 1.0)):

@@ -6,8 +6,8 @@ Two tables, each written from files, never typed:
   its times and timed checks, and from the runs that recorded them the fits' CPU seconds, the machine's busy and
   stolen CPU seconds over the sweep, the fits' wall over CPU seconds beside Yu et al.'s notebook and after it
   (:func:`beside`), the slopes of CPU seconds against n (:func:`cpu_slopes`) and the outcomes of H-F1-contention
-  and H-F1-wait (:func:`contention`, :func:`wait_outcome`); added by :func:`dpkernels.reference.update_reference` when it copies such a run into the reference
-  (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
+  and H-F1-wait (:func:`contention`, :func:`wait_outcome`); added by :func:`dpkernels.reference.update_reference`
+  when it copies such a run into the reference (:func:`add_run`, from the build folder, which is not kept: the rows of earlier runs stay as they were read; a run
   that was not copied can be added with ``python -m dpkernels.scale_runs --build DIR``).
 * ``benchmarks/results/scale_references.csv``: one row per committed scale reference of the frontier
   (``python -m dpkernels.scale_runs --history``, after the reference's commit), read from the repository's history:
@@ -39,7 +39,8 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["RUNS", "REFERENCES", "SLOPES", "HOUR", "CONTENTION_GAP", "ALONE_RATIO", "STEAL_SHARE", "contention",
-           "WAIT_BESIDE", "WAIT_AFTER", "CPU_STABLE", "CPU_RUN", "wait_outcome", "beside", "cpu_slopes", "run_row", "add_run", "reference_row", "history", "main"]
+           "WAIT_BESIDE", "WAIT_AFTER", "CPU_STABLE", "CPU_RUN", "wait_outcome", "beside", "cpu_slopes", "run_row",
+           "add_run", "reference_row", "history", "main"]
 
 #: The tables, relative to the workbook.
 RUNS = Path("benchmarks") / "results" / "scale_runs.csv"
@@ -100,13 +101,26 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else math.nan  # NaN > 0 is False: NaN in, NaN out
 
 
+def _get(row: object, key: str) -> float:
+    """``row[key]`` as a float (a dict or a Series), NaN where it has no such key."""
+    return float(row.get(key, math.nan))  # type: ignore[attr-defined]
+
+
+def _decide(names: tuple[str, ...], met: tuple[bool, ...] | None) -> dict[str, object]:
+    """A registered hypothesis's outcome: each prediction ``"met"`` or ``"not met"`` and ``"holds"`` when all are met,
+    ``"rejected"`` when one is not; ``met`` None (an input was NaN or missing): NaN predictions, ``"untested"``."""
+    if met is None:
+        return {**dict.fromkeys(names, math.nan), "outcome": "untested"}
+    return {**{k: "met" if m else "not met" for k, m in zip(names, met)},
+            "outcome": "holds" if all(met) else "rejected"}
+
+
 def _cpu(run: pd.Series) -> dict[str, float]:
     """The sweep's CPU accounting from its ``run.csv`` row (NaN for a run before the frontier recorded it): the fits'
     CPU seconds, their wall seconds over them, the machine's busy and stolen CPU seconds over the sweep, and the share
     of the machine's busy CPU that went to the fits."""
-    get = lambda col: float(run[col]) if col in run.index else math.nan  # noqa: E731
-    cpu, busy, steal = get("fit_cpu_seconds"), get("machine_busy_seconds"), get("machine_steal_seconds")
-    return {"fit_cpu_seconds": cpu, "fit_wall_over_cpu": _ratio(get("fit_seconds"), cpu), "machine_busy_seconds": busy,
+    cpu, busy, steal = (_get(run, k) for k in ("fit_cpu_seconds", "machine_busy_seconds", "machine_steal_seconds"))
+    return {"fit_cpu_seconds": cpu, "fit_wall_over_cpu": _ratio(_get(run, "fit_seconds"), cpu), "machine_busy_seconds": busy,
             "machine_steal_seconds": steal, "fit_share_of_busy": _ratio(cpu, busy)}
 
 
@@ -167,16 +181,15 @@ def contention(row: dict[str, object]) -> dict[str, object]:
     busy CPU, as registered) and ``h_f1_contention``, ``"holds"`` when all three are met, ``"rejected"`` when one is
     not, ``"untested"`` when the run recorded no CPU seconds (a NaN is never a hold).  One run speaks for that run's
     machine only, and prediction (a) compares different fits (:func:`beside`)."""
-    get = lambda k: float(row.get(k, math.nan))  # type: ignore[arg-type]  # noqa: E731
-    beside_, after = get("fit_wall_over_cpu_beside_yu2020"), get("fit_wall_over_cpu_after_yu2020")
-    steal, busy = get("machine_steal_seconds"), get("machine_busy_seconds")
-    names = ("prediction_gap", "prediction_after", "prediction_steal")
-    if any(math.isnan(v) for v in (beside_, after, steal, busy)):
-        return {**dict.fromkeys(names, math.nan), "steal_share": math.nan, "h_f1_contention": "untested"}
+    beside_, after, steal, busy = (_get(row, k) for k in ("fit_wall_over_cpu_beside_yu2020",
+                                                          "fit_wall_over_cpu_after_yu2020", "machine_steal_seconds",
+                                                          "machine_busy_seconds"))
     share = _ratio(steal, busy)  # as registered: a share of the busy CPU
-    met = (beside_ >= after + CONTENTION_GAP, after <= ALONE_RATIO, share < STEAL_SHARE)
-    return {**{k: "met" if m else "not met" for k, m in zip(names, met)}, "steal_share": share,
-            "h_f1_contention": "holds" if all(met) else "rejected"}
+    untested = any(math.isnan(v) for v in (beside_, after, steal, busy))
+    out = _decide(("prediction_gap", "prediction_after", "prediction_steal"), None if untested else
+                  (beside_ >= after + CONTENTION_GAP, after <= ALONE_RATIO, share < STEAL_SHARE))
+    outcome = out.pop("outcome")
+    return {**out, "steal_share": math.nan if untested else share, "h_f1_contention": outcome}
 
 
 #: H-F1-wait's predictions, registered in ERRATA F1 before any run recorded the fits' run-queue wait: the fits that
@@ -194,16 +207,13 @@ def wait_outcome(row: dict[str, object], reference_cpu: float) -> dict[str, obje
     ``cpu_prediction_stable`` (``"met"`` / ``"not met"``; the last against ``reference_cpu``, :data:`CPU_RUN`'s fit CPU
     seconds) and ``h_f1_wait``: ``"holds"``, ``"rejected"``, or ``"untested"`` when the run recorded no waits, or is
     :data:`CPU_RUN`'s own (a NaN is never a hold)."""
-    get = lambda k: float(row.get(k, math.nan))  # type: ignore[arg-type]  # noqa: E731
-    values = (get("fit_wait_share_beside_yu2020"), get("fit_wait_share_after_yu2020"), get("fit_cpu_seconds"),
-              float(reference_cpu))
-    names = ("wait_prediction_beside", "wait_prediction_after", "cpu_prediction_stable")
-    if any(math.isnan(v) for v in values) or row.get("commit") == CPU_RUN:
-        return {**dict.fromkeys(names, math.nan), "h_f1_wait": "untested"}
-    beside_, after, cpu, ref = values
-    met = (beside_ >= WAIT_BESIDE, after <= WAIT_AFTER, abs(cpu / ref - 1.0) <= CPU_STABLE)
-    return {**{k: "met" if m else "not met" for k, m in zip(names, met)},
-            "h_f1_wait": "holds" if all(met) else "rejected"}
+    beside_, after, cpu = (_get(row, k) for k in ("fit_wait_share_beside_yu2020", "fit_wait_share_after_yu2020",
+                                                  "fit_cpu_seconds"))
+    untested = any(math.isnan(v) for v in (beside_, after, cpu, reference_cpu)) or row.get("commit") == CPU_RUN
+    out = _decide(("wait_prediction_beside", "wait_prediction_after", "cpu_prediction_stable"), None if untested else
+                  (beside_ >= WAIT_BESIDE, after <= WAIT_AFTER, abs(cpu / reference_cpu - 1.0) <= CPU_STABLE))
+    outcome = out.pop("outcome")
+    return {**out, "h_f1_wait": outcome}
 
 
 def run_row(read: Reader, commit: str, note: str) -> dict[str, object]:
@@ -247,7 +257,7 @@ def add_run(run_dir: Path, repo: Path, commit: str, note: str) -> Path:
 
     record = run_row(read, commit, note)
     table = pd.read_csv(out, dtype={"commit": str}) if out.exists() else pd.DataFrame(columns=["commit"])
-    first = table.loc[table["commit"] == CPU_RUN, "fit_cpu_seconds"] if "fit_cpu_seconds" in table else pd.Series(dtype=float)
+    first = table.loc[table["commit"] == CPU_RUN, "fit_cpu_seconds"] if "fit_cpu_seconds" in table else []
     row = pd.DataFrame([{**record, **wait_outcome(record, float(first.iloc[0]) if len(first) else math.nan)}])
     if table.empty:
         table = row.iloc[:0]
