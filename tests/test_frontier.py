@@ -86,8 +86,54 @@ def test_a_worker_without_the_data_fails_fast_naming_its_host(tmp_path):
     assert "DPKERNELS_DATA" in str(err.value)
 
 
+_WAIT_SCRIPT = """
+import multiprocessing, os, sys, time
+from dpkernels.experiments.frontier import _run_queue_wait
+cpu = min(os.sched_getaffinity(0))
+os.sched_setaffinity(0, {cpu})  # inherited by the spinners: three busy processes on one core
+
+
+def spin():
+    t = time.perf_counter()
+    while time.perf_counter() - t < 4.0:
+        pass
+
+
+spinners = [multiprocessing.get_context("fork").Process(target=spin) for _ in range(2)]
+for p in spinners:
+    p.start()
+time.sleep(0.2)
+w0, c0, t0 = _run_queue_wait(), time.thread_time(), time.perf_counter()
+while time.perf_counter() - t0 < 1.5:
+    pass
+wait, cpu, wall = _run_queue_wait() - w0, time.thread_time() - c0, time.perf_counter() - t0
+for p in spinners:
+    p.terminate()
+    p.join()
+print(wait, cpu, wall)
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="needs Linux's sched_setaffinity")
+def test_run_queue_wait_is_the_time_a_busy_thread_waits_for_its_core():
+    """``fit_wait_seconds`` (:func:`~dpkernels.experiments.frontier._run_queue_wait`) is the time the thread waited for
+    a core, not the time it ran: a busy loop sharing one core with two busy processes runs about a third of its wall
+    time and waits about two thirds, and its wait plus its CPU time is its wall time (any other load on that core
+    only moves time from running to waiting).  Reading schedstat's first field (time on the CPU) gives about a third
+    and fails both assertions."""
+    import subprocess
+    import sys
+
+    if not __import__("os").path.exists("/proc/thread-self/schedstat"):
+        pytest.skip("no /proc/thread-self/schedstat")
+    out = subprocess.run([sys.executable, "-c", _WAIT_SCRIPT], capture_output=True, text=True, timeout=60, check=True)
+    wait, cpu, wall = map(float, out.stdout.split())
+    assert wait / wall >= 0.5, (wait, cpu, wall)
+    assert abs(wait + cpu - wall) <= 0.15 * wall, (wait, cpu, wall)
+
+
 def test_a_task_records_its_fits_cpu_seconds_and_start():
-    """run_task keeps the call to ``fit`` timed three ways: its start lies inside the task's wall-clock window, and its
+    """run_task keeps the call to ``fit`` timed four ways (wall, CPU, start, wait): its start lies inside the task's wall-clock window, and its
     CPU seconds are the process's CPU (not the wall seconds): an estimator that sleeps through its fit takes wall time
     and little CPU (the process's other threads count: a BLAS pool still spinning after the task above adds up to a
     tenth of a second, hence the margin)."""
