@@ -42,7 +42,10 @@ you pass): no private data are touched.
   the delta its fits stated is at most yours (delta = 0: only pure epsilon-DP rows); it *learns* when the committed
   paired test says it beats the majority class (``beats_majority`` "holds", as the map reads it) in every one of
   those cells.  Among those that learn, the one with the lowest interpolated error is recommended; where none does
-  the answer is to collect more rows or spend more budget.  At a committed cell this is the map's winner.
+  the answer is to collect more rows or spend more budget.  At a committed cell this is the map's winner.  The other
+  contenders that learn are classed against it as the map classes a cell's (:func:`_versus`): equivalent within the
+  map's margin, beaten, or undecided (the committed seeds do not separate them); the answer names the equivalent and
+  the undecided ones, so a lowest mean that the seeds cannot tell from others is not read as a clear winner.
 * A missing file, an unknown data set, a size or epsilon outside the grid, or a missing cell raises
   :class:`LookupError` naming what is missing.
 """
@@ -91,7 +94,10 @@ class Recommendation:
     docstring), ``spread`` the standard deviation of a single release's error around that mean and
     ``release_interval`` the range a single release's error falls in about 95% of the time; ``how`` whether they were
     read or interpolated, ``cells`` the committed cells they rest on and ``alternatives`` the qualifying contenders
-    with their expected errors."""
+    with their expected errors (column ``versus``: how each other one that learns stands against the recommended one,
+    as the map classes a cell's contenders: :func:`_versus`); ``equivalent`` those equivalent to it within the map's
+    margin and ``undecided`` those neither equivalent nor shown worse (both ``None`` where the results hold no
+    per-seed runs)."""
 
     task: str
     n: int
@@ -112,6 +118,8 @@ class Recommendation:
     cells: pd.DataFrame = field(repr=False)
     alternatives: pd.DataFrame = field(repr=False)
     notes: tuple[str, ...] = ()
+    equivalent: tuple[str, ...] | None = None
+    undecided: tuple[str, ...] | None = None
 
     def build(self) -> Any:
         """The unfitted estimator (noise from operating-system entropy), built by the frontier's registry at the asked
@@ -141,7 +149,21 @@ class Recommendation:
             return own if best == self.mechanism else f"{own} (the map's best at the cells' delta: {best})"
 
         cells = "; ".join(f"n={int(r.n_train):,} eps={r.epsilon:g}: {cell(r)}" for r in self.cells.itertuples())
-        return "\n".join([head, f"Rests on the committed frontier cells ({self.like}): {cells}.", *self.notes])
+        lines = [head, f"Rests on the committed frontier cells ({self.like}): {cells}."]
+        if self.mechanism and self.equivalent is not None and self.undecided is not None:
+            errors = self.alternatives.set_index("mechanism")["error"]
+            said = {c: ", ".join(f"{m} {errors[m]:.3f}" for m in ms)
+                    for c, ms in (("equivalent", self.equivalent), ("undecided", self.undecided))}
+            if said["equivalent"]:
+                lines.append(f"Equivalent to {self.mechanism} within the map's margin (paired TOST of the per-seed "
+                             f"differences, interpolated between the cells): {said['equivalent']}.")
+            if said["undecided"]:
+                lines.append(f"Neither equivalent to {self.mechanism} nor shown worse (the committed seeds do not "
+                             f"separate them): {said['undecided']}.")
+            if not said["equivalent"] and not said["undecided"]:
+                lines.append(f"{self.mechanism} is shown to beat every other qualifying contender that learns here "
+                             "(one-sided paired tests of the per-seed differences, interpolated between the cells).")
+        return "\n".join([*lines, *self.notes])
 
 
 @functools.lru_cache(maxsize=16)
@@ -531,6 +553,10 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
                               tuple(notes))
     top = alternatives.iloc[0]
     mech = MECHANISMS[top["mechanism"]]
+    rivals = alternatives[alternatives["learns"] & (alternatives["mechanism"] != top["mechanism"])]["mechanism"]
+    versus = _versus(root, summary, like, weights, str(top["mechanism"]), list(rivals))
+    alternatives["versus"] = alternatives["mechanism"].map(lambda m: (versus or {}).get(m, ""))
+    tied = None if versus is None else {c: tuple(m for m in rivals if versus[m] == c) for c in ("equivalent", "undecided")}
     own = s[s["mechanism"] == top["mechanism"]]
     cells_df["chosen_error"] = [next((float(r.error) for r in own.itertuples()
                                       if r.n_train == nn and math.isclose(r.epsilon, ee)), math.nan)
@@ -556,7 +582,51 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     return Recommendation(task, int(n), int(d), float(epsilon), float(delta), K, like, str(top["mechanism"]),
                           mech.label, text, call, float(top["error"]), (lo, hi), spread,
                           (max(0.0, lo - _Z * spread), min(1.0, hi + _Z * spread)), how, cells_df, alternatives,
-                          tuple(notes))
+                          tuple(notes), None if tied is None else tied["equivalent"],
+                          None if tied is None else tied["undecided"])
+
+
+def _versus(root: Path, summary: pd.DataFrame, like: str, weights: dict[tuple[int, float], float], top: str,
+            rivals: list[str]) -> dict[str, str] | None:
+    """How each of ``rivals`` stands against ``top`` at the asked (n, epsilon), as the map
+    (:func:`~dpkernels.experiments.frontier_analysis.recommendation_map`) classes a cell's contenders against its
+    winner (:func:`~dpkernels.experiments.frontier_analysis.paired_class`: ``"equivalent"``, ``"beaten"`` or
+    ``"undecided"``): per committed cell the answer rests on (the keys of ``weights``), the mean and standard error of
+    the paired per-seed differences of test error (rival minus ``top``, the runs at the rules' own constants) and the
+    map's equivalence margin (:func:`~dpkernels.experiments.frontier_analysis.equivalence_margin` of ``top``'s error
+    and the cell's best non-private reference), interpolated with the answer's weights (the standard errors in
+    quadrature; the fewest seeds give the degrees of freedom).  At a committed cell this is the map's own class.  No
+    interpolation-error term enters: it states what the committed seeds separate.  ``None`` when ``root`` holds no
+    per-seed runs."""
+    from dpkernels.experiments.frontier_analysis import _mean_se, equivalence_margin, paired_class
+
+    if not rivals:
+        return {}
+    if not (root / "runs.csv").is_file():
+        return None
+    runs = _read(root, "runs.csv", ("dataset", "mechanism", "n_train", "epsilon", "seed", "scale", "error"))
+    if not {"mechanism", "epsilon", "seed", "error"} <= set(runs.columns):
+        return None
+    runs = runs[(runs["dataset"] == like) & runs["mechanism"].isin([top, *rivals])]
+    if "scale" in runs:
+        runs = runs[runs["scale"] == 1.0]
+    s = summary[summary["dataset"] == like]
+    margin, parts = 0.0, {m: [] for m in rivals}
+    for (nn, ee), w in weights.items():
+        own = s[(s["mechanism"] == top) & (s["n_train"] == nn) & np.isclose(s["epsilon"], ee)]["error"]
+        refs = s[(s["privacy"] == "none") & (s["n_train"] == nn)]["error"]
+        margin += w * equivalence_margin(float(own.iloc[0]), float(refs.min()) if len(refs) else math.nan)
+        c = runs[(runs["n_train"] == nn) & np.isclose(runs["epsilon"], ee)]
+        errors = c.pivot_table(index="seed", columns="mechanism", values="error", aggfunc="first")
+        for m in rivals:
+            diff = (errors[m] - errors[top]).dropna() if m in errors and top in errors else pd.Series(dtype=float)
+            parts[m].append((w, *_mean_se(diff)))
+    out = {}
+    for m in rivals:
+        mean = sum(w * d for w, d, _, _ in parts[m])
+        se = math.sqrt(sum((w * e) ** 2 for w, _, e, _ in parts[m]))
+        out[m] = paired_class(mean, se, min(k for _, _, _, k in parts[m]), margin)
+    return out
 
 
 def _dimensions(root: Path, datasets: list[str]) -> dict[str, int]:

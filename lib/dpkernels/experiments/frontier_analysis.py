@@ -63,6 +63,7 @@ __all__ = [
     "reference_verdicts",
     "cost_curves",
     "cost_slopes",
+    "paired_class",
     "ablation",
     "selection_pairs",
     "within_budget",
@@ -359,6 +360,20 @@ def equivalence_margin(winner_error: float, reference_error: float, rel_margin: 
     return min(rel, max(GAP_MARGIN * (float(winner_error) - float(reference_error)), MARGIN_FLOOR))
 
 
+def paired_class(mean: float, se: float, k: int, margin: float) -> str:
+    """How a contender stands against a cell's winner from the mean and standard error of their ``k`` paired per-seed
+    differences of test error (contender minus winner): ``"equivalent"`` when the paired TOST within ``margin`` holds
+    (:func:`dpkernels.verdicts.equivalence_verdict`), else ``"beaten"`` when the one-sided paired test says the winner
+    is better (:func:`dpkernels.verdicts.difference_verdict`), else ``"undecided"``; t with k - 1 degrees of freedom
+    (normal with fewer than two)."""
+    dof = k - 1 if k > 1 else None
+    if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
+        return "equivalent"
+    if verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
+        return "beaten"
+    return "undecided"
+
+
 def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: float = REL_MARGIN) -> pd.DataFrame:
     """Per (data set, n, epsilon), among the private contenders (:func:`set_aside`) whose runs stayed within the cell's
     budget (the others are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that
@@ -396,14 +411,9 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
                     continue
                 errors = runs[(ds, n, e)]
                 mean, se, k = _mean_se((errors[m] - errors[best["mechanism"]]).dropna())
-                dof = k - 1 if k > 1 else None
-                mdes.append(_detectable(se, dof))
-                if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
-                    equivalent.append(m)
-                elif verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
-                    beaten.append(m)
-                else:
-                    undecided.append(m)
+                mdes.append(_detectable(se, k - 1 if k > 1 else None))
+                {"equivalent": equivalent, "beaten": beaten, "undecided": undecided}[
+                    paired_class(mean, se, k, margin)].append(m)
         named = [best["mechanism"], *[m for m in equivalent if m in set(beating["mechanism"])]] if learns else []
         rows.append({
             "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e),
