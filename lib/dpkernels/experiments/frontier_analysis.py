@@ -485,12 +485,21 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     (:func:`stratified_difference`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
     with the reason, when no cell qualifies or when either mechanism never beats the majority class
     (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over
-    every data set."""
+    every data set where both rows run ("not applicable" elsewhere, left out of the Bonferroni count: diffprivlib's
+    row runs on the binary sets only, Park's on the multi-class ones)."""
     items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
         [(f"Q-{a}-vs-{b}", a, b, ds, q) for a, b, q in pairs for ds in sorted(DATASETS)]
-    alpha = verdicts.ALPHA / max(1, len(items))
+    ran = {ds: set(g["mechanism"]) for ds, g in summary.groupby("dataset")}
+    missing = {i: [m for m in item[1:3] if m not in ran.get(item[3], set())] for i, item in enumerate(items)}
+    alpha = verdicts.ALPHA / max(1, sum(not v for v in missing.values()))
     rows = []
-    for cid, a, b, ds, text in items:
+    for i, (cid, a, b, ds, text) in enumerate(items):
+        if pairs is not None and missing[i]:  # a question about a row this data set does not run: no test
+            rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": 0, "cell_list": "",
+                         "n_seeds": 0, "mean_diff": math.nan, "se": math.nan, "alpha": math.nan,
+                         "status": "not applicable", "criterion": f"{' and '.join(missing[i])} does not run on {ds}",
+                         "power": math.nan})
+            continue
         cells = claim_cells(summary, a, b, ds)
         mean, se, dof, k = stratified_difference(df, a, b, cells)
         never = never_learns(summary, a, b, ds)
@@ -532,34 +541,70 @@ def reference_verdicts(summary: pd.DataFrame, df: pd.DataFrame, factor: float = 
 
 def ablation(df: pd.DataFrame) -> pd.DataFrame:
     """How much the rule rows' ranking depends on the rules' constants, per (data set, n, epsilon) cell of the
-    ablation grid, on mean test errors (rows of protocol "rule" with a constant, run at every scale of
-    :data:`~dpkernels.experiments.frontier.SCALES`).
+    ablation grid: the contenders (:func:`set_aside`) of protocol "rule" with a constant, run at every scale of
+    :data:`~dpkernels.experiments.frontier.SCALES`, on the seeds every one of those runs has (the scale-1 rows run
+    more seeds than the ablation's: only the common ones enter, so that every mean is over the same seeds).
 
-    Columns: the winner (lowest mean error) at each common scale (all constants times s); ``possible_winners``, the
-    mechanisms that win under *some* combination of per-mechanism scales (a mechanism at its best scale below every
-    other at its worst); ``robust``, whether the winner at scale 1 wins under every combination (its worst below every
-    other's best); Kendall's tau between the ranking at scale 1 and at each other common scale."""
+    A (mechanism, scale) *learns* when the one-sided paired test over those seeds says it beats the majority class
+    (its runs' ``base_error``), as the map reads a cell; only one that learns can win (the map's rule).  Columns:
+    ``seeds``; the winner at each common scale (all constants times s; "" where none learns) and Kendall's tau between
+    the mean errors at scale 1 and at each other common scale; ``possible_winners``, the mechanisms that win under
+    *some* combination of per-mechanism scales (one that learns at some scale, below every other at a scale where that
+    other is worse or does not learn); ``robust``, on the means, whether the winner at scale 1 wins under every
+    combination (it learns at every scale and its worst mean is below every other's best where that other learns);
+    and ``robust_test``, the same claim tested: "holds" when every one-sided paired test of the winner at each of its
+    scales against every other (mechanism, scale) that learns shows the winner better (an intersection-union test, at
+    5% without a correction), "violated" when some other (mechanism, scale) that learns is shown better than the
+    winner at one of its scales (one-sided paired tests, Holm over the family at 5%), "inconclusive" otherwise, ""
+    where nothing learns at scale 1."""
+    from scipy import stats
     from scipy.stats import kendalltau
 
-    rule = [m for m, mech in MECHANISMS.items() if mech.protocol == "rule" and mech.constant and mech.privacy != "none"]
+    rule = [m for m, mech in MECHANISMS.items()
+            if mech.protocol == "rule" and mech.constant and mech.privacy != "none" and not set_aside(m)]
     d = df[df["mechanism"].isin(rule) & df["error"].notna()]
-    means = d.groupby(["dataset", "n_train", "epsilon", "mechanism", "scale"])["error"].mean().unstack("scale")
     rows = []
-    for (ds, n, e), g in means.groupby(level=["dataset", "n_train", "epsilon"], sort=True):
-        g = g.droplevel(["dataset", "n_train", "epsilon"])
-        g = g[[s for s in SCALES if s in g.columns]].dropna()
-        if len(g) < 2 or list(g.columns) != list(SCALES):
+    for (ds, n, e), cell in d.groupby(["dataset", "n_train", "epsilon"], sort=True):
+        err = cell.pivot_table(index="seed", columns=["mechanism", "scale"], values="error", aggfunc="first")
+        mechs = [m for m in err.columns.get_level_values("mechanism").unique()
+                 if all((m, sc) in err.columns for sc in SCALES)]
+        err = err[[(m, sc) for m in mechs for sc in SCALES]].dropna()
+        if len(mechs) < 2 or len(err) < 2:
             continue
-        best, worst = g.min(axis=1), g.max(axis=1)
-        possible = [m for m in g.index if best[m] < worst.drop(m).min()]
-        w1 = g[1.0].idxmin()
-        row = {"dataset": ds, "n_train": int(n), "epsilon": float(e), "mechanisms": len(g),
-               "possible_winners": ";".join(sorted(possible)), "n_possible": len(possible),
-               "robust": bool(worst[w1] < best.drop(w1).min())}
-        for s in SCALES:
-            row[f"winner_x{s:g}"] = g[s].idxmin()
-            if s != 1.0:
-                row[f"tau_x{s:g}"] = float(kendalltau(g[1.0], g[s]).statistic)
+        base = cell.groupby("seed")["base_error"].first().reindex(err.index)
+
+        def shown(diff: pd.Series) -> tuple[bool, float]:  # one-sided paired test that diff > 0, and its p-value
+            mean, se, k = _mean_se(diff)
+            held = verdicts.difference_verdict(mean, se, min_effect=0.0, df=k - 1).status == "holds"
+            return held, (float(stats.t.sf(mean / se, k - 1)) if se > 0 else float(mean <= 0))
+
+        learns = {key: shown(base - err[key])[0] for key in err.columns}
+        g = err.mean().unstack("scale")[list(SCALES)]
+        ok = pd.DataFrame({sc: [learns[(m, sc)] for m in g.index] for sc in SCALES}, index=g.index)
+        lose = g.where(ok, np.inf)  # a scale where a mechanism does not learn cannot win
+        worst_other = {m: lose.drop(m).max(axis=1).min() if len(g) > 1 else np.inf for m in g.index}
+        possible = [m for m in g.index if (g.loc[m].where(ok.loc[m], np.inf) < worst_other[m]).any()]
+
+        def winner(sc: float) -> str:
+            at = g[sc].where(ok[sc])
+            return str(at.idxmin()) if at.notna().any() else ""
+
+        w1 = winner(1.0)
+        row = {"dataset": ds, "n_train": int(n), "epsilon": float(e), "mechanisms": len(g), "seeds": len(err),
+               "possible_winners": ";".join(sorted(possible)), "n_possible": len(possible)}
+        if w1:
+            others = [(m, sc) for m in g.index if m != w1 for sc in SCALES if ok.loc[m, sc]]
+            row["robust"] = bool(ok.loc[w1].all() and g.loc[w1].max() < min((g.loc[k] for k in others), default=np.inf))
+            better = [shown(err[o] - err[(w1, sc)]) for sc in SCALES for o in others]
+            worse = [shown(err[(w1, sc)] - err[o])[1] for sc in SCALES for o in others]
+            row["robust_test"] = ("holds" if ok.loc[w1].all() and all(b for b, _ in better) else
+                                  "violated" if any(verdicts.holm(worse)) else "inconclusive")
+        else:
+            row["robust"], row["robust_test"] = False, ""
+        for sc in SCALES:
+            row[f"winner_x{sc:g}"] = winner(sc)
+            if sc != 1.0:
+                row[f"tau_x{sc:g}"] = float(kendalltau(g[1.0], g[sc]).statistic)
         rows.append(row)
     return pd.DataFrame(rows)
 

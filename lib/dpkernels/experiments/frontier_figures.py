@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,12 +34,16 @@ def short(name: str) -> str:
 
 
 def palette() -> dict[str, tuple[float, float, float]]:
-    """One colour per mechanism, the same in every figure."""
+    """One colour per mechanism, the same in every figure: husl's evenly spaced hues, one per row, assigned in a
+    stride through the registry's order so that rows next to each other there (a rule's row and its privately
+    selected variant, a paper's rows) get distant hues (in registry order, park-epc and park-epc-selected had
+    neighbouring, near-identical hues)."""
     import seaborn as sns
 
     names = list(MECHANISMS)
-    colours = sns.color_palette("husl", len(names))  # one distinct hue per row (tab20 repeats beyond 20)
-    return dict(zip(names, colours))
+    hues = sns.color_palette("husl", len(names))  # one distinct hue per row (tab20 repeats beyond 20)
+    stride = next(k for k in range(len(names) // 3 + 1, len(names)) if math.gcd(k, len(names)) == 1)
+    return {m: tuple(hues[(i * stride) % len(names)]) for i, m in enumerate(names)}
 
 
 def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = ("rule", "paper")) -> "plt.Figure":
