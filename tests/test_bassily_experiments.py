@@ -108,3 +108,8 @@ def test_noiseless_counterpart_learns_the_margin_and_epsilon_record():
     assert checks.rows[-1]["status"] == "holds"
     E.record_epsilon_free(checks, ep.assign(error_private=ep.error_private + 0.2 + 0.001 * ep.seed))
     assert checks.rows[-1]["status"] == "violated"
+    # a cost at eps = 2 nearly the cost at eps = 1 (0.008 of 0.01) is not "for free": a fixed +-0.02 passed it
+    costly = ep.assign(error_private=np.where(ep.epsilon == 2.0, ep.error_nonprivate + 0.008 + 0.0002 * ep.seed,
+                                              ep.error_private))
+    E.record_epsilon_free(checks, costly)
+    assert checks.rows[-1]["status"] == "violated" and checks.rows[-1]["bound"] == "+-0.0025"
