@@ -92,6 +92,9 @@ def test_the_fits_wall_over_cpu_is_split_at_yu2020s_end():
     waited = S.beside(runs.assign(fit_wait_seconds=[2.0, 0.0, 1.0, 0.0, 0.33, float("nan")]), 100.0, 100.0)
     assert waited["fit_wait_share_beside_yu2020"] == pytest.approx(3.0 / 8.0)
     assert waited["fit_wait_share_after_yu2020"] == pytest.approx(0.1)
+    assert waited["fit_excess_share_beside_yu2020"] == pytest.approx((4.0 + 3.0 - 8.0) / 8.0)  # CPU + wait - wall
+    assert waited["fit_excess_share_after_yu2020"] == pytest.approx((3.0 + 0.33 - 3.3) / 3.3)
+    assert pd.isna(out["fit_excess_share_after_yu2020"])  # no waits recorded
     assert all(pd.isna(v) for v in S.beside(runs.drop(columns="fit_cpu_seconds"), 100.0, 100.0).values())
     assert all(pd.isna(v) for v in S.beside(runs, float("nan"), 100.0).values())
     run = pd.Series({"fit_seconds": 30.0, "fit_cpu_seconds": 20.0, "machine_busy_seconds": 40.0,

@@ -127,12 +127,14 @@ def _cpu(run: pd.Series) -> dict[str, float]:
 def beside(runs: pd.DataFrame, start_time: float, seconds: float) -> dict[str, float]:
     """Among the fits that started within ``seconds`` of ``start_time`` (the frontier notebook's start: while Yu et
     al.'s notebook, started with it, still ran beside the sweep) and among those that started later: the fits' wall
-    seconds over their CPU seconds, and the share of their wall seconds they waited on a run queue for a core (sums;
+    seconds over their CPU seconds, the share of their wall seconds they waited on a run queue for a core, and the
+    share of their wall seconds by which CPU plus wait exceed them (``excess_share``: a fit's thread runs, waits or
+    sleeps, so an excess is CPU time of the worker's other threads, which the process's CPU seconds count) (sums;
     the wait from the runs that recorded it).  NaN where a run has no CPU seconds (or waits), no start time, or a part
     no fits.  The two parts hold different fits (the sweep runs its most expensive tasks first): a difference between
     them is the machine's and the fits' together."""
-    out = dict.fromkeys([f"fit_{m}_{part}_yu2020" for m in ("wall_over_cpu", "wait_share") for part in ("beside", "after")]
-                        + ["fits_beside_yu2020", "fits_after_yu2020"], math.nan)
+    out = dict.fromkeys([f"fit_{m}_{part}_yu2020" for m in ("wall_over_cpu", "wait_share", "excess_share")
+                         for part in ("beside", "after")] + ["fits_beside_yu2020", "fits_after_yu2020"], math.nan)
     if "fit_cpu_seconds" not in runs.columns or "fit_start_time" not in runs.columns or math.isnan(start_time):
         return out
     timed = runs[runs["fit_cpu_seconds"].notna()]
@@ -141,7 +143,9 @@ def beside(runs: pd.DataFrame, start_time: float, seconds: float) -> dict[str, f
         wall, out[f"fits_{part}_yu2020"] = float(d["fit_seconds"].sum()), len(d)
         out[f"fit_wall_over_cpu_{part}_yu2020"] = _ratio(wall, float(d["fit_cpu_seconds"].sum()))
         if "fit_wait_seconds" in d.columns and d["fit_wait_seconds"].notna().all():
-            out[f"fit_wait_share_{part}_yu2020"] = _ratio(float(d["fit_wait_seconds"].sum()), wall)
+            wait = float(d["fit_wait_seconds"].sum())
+            out[f"fit_wait_share_{part}_yu2020"] = _ratio(wait, wall)
+            out[f"fit_excess_share_{part}_yu2020"] = _ratio(float(d["fit_cpu_seconds"].sum()) + wait - wall, wall)
     return out
 
 
