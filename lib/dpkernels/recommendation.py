@@ -402,17 +402,19 @@ def _committed_factors(root: Path) -> dict[tuple[str | None, str], float]:
     return dict(_factors_cached(str(root / "summary.csv"), (st.st_mtime_ns, st.st_size)))
 
 
-def _cell_deltas(root: Path, like: str, ns: list[float]) -> float:
-    """The delta the committed cells ran at (the largest over the bracketing sizes): runs.csv's ``delta``, else the
-    frontier's rule (:func:`~dpkernels.experiments.frontier.cell_delta`)."""
+def _cell_deltas(root: Path, like: str, ns: list[float]) -> dict[int, float]:
+    """The delta the committed cells ran at, per bracketing size: runs.csv's ``delta`` (the largest at that size),
+    else the frontier's rule (:func:`~dpkernels.experiments.frontier.cell_delta`)."""
     from dpkernels.experiments.frontier import cell_delta
 
     runs = _runs_info(root)
+    out = {int(x): cell_delta(int(x)) for x in ns}
     if "delta" in runs:
-        d = runs[(runs["dataset"] == like) & runs["n_train"].isin([int(x) for x in ns])]["delta"]
-        if len(d):
-            return float(d.max())
-    return max(cell_delta(int(x)) for x in ns)
+        for x in out:
+            d = runs[(runs["dataset"] == like) & (runs["n_train"] == x)]["delta"]
+            if len(d):
+                out[x] = float(d.max())
+    return out
 
 
 def _runs_info(root: Path) -> pd.DataFrame:
@@ -508,7 +510,10 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     f_e = _factor(factors, like, "epsilon") if len(es) == 2 else 0.0
     how = ("read at the committed cell" if len(cells) == 1 else
            f"interpolated in (log n, log epsilon) between {len(cells)} committed cells")
-    cells_delta = _cell_deltas(root, like, ns)
+    deltas = _cell_deltas(root, like, ns)
+    cells_delta = max(deltas.values())
+    ran_at = (f"{cells_delta:g}" if len(set(deltas.values())) == 1 else
+              " and ".join(f"{v:g} (n = {k:,})" for k, v in deltas.items()))
     alternatives = _qualifying(s, ns, es, wn, we, delta, cells_delta, f_n or 0.0, f_e or 0.0)
     notes = [("The interval is the cell's t interval for the frontier's mean error over seeds." if len(cells) == 1
               else "The interval is for the frontier's mean error over seeds at your n and epsilon: the cells' "
@@ -536,9 +541,9 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
                      "taken from its privacy kind, which may understate it.")
     if delta == 0.0:
         notes.append("delta = 0 asks for pure epsilon-DP: only rows whose fits stated delta = 0 qualify (the cells "
-                     f"ran at delta = {cells_delta:g}, which does not enter a pure row's noise).")
+                     f"ran at delta = {ran_at}, which does not enter a pure row's noise).")
     elif not math.isclose(delta, cells_delta, rel_tol=1e-9):
-        notes.append(f"Your delta ({delta:g}) differs from the delta the committed cells ran at ({cells_delta:g}): the "
+        notes.append(f"Your delta ({delta:g}) differs from the delta the committed cells ran at ({ran_at}): the "
                      "errors and the interval are read at the cells' delta; the estimator is built at yours"
                      + (". A row calibrated to a delta runs at yours with more noise than the cells', so its error "
                         "here is optimistic; a row whose delta is its own (a floating-point delta) qualifies where "
