@@ -118,9 +118,9 @@ print(wait, cpu, wall)
 def test_run_queue_wait_is_the_time_a_busy_thread_waits_for_its_core():
     """``fit_wait_seconds`` (:func:`~dpkernels.experiments.frontier._run_queue_wait`) is the time the thread waited for
     a core, not the time it ran: a busy loop sharing one core with two busy processes runs about a third of its wall
-    time and waits about two thirds, and its wait plus its CPU time is its wall time (any other load on that core
-    only moves time from running to waiting).  Reading schedstat's first field (time on the CPU) gives about a third
-    and fails both assertions."""
+    time and waits about two thirds (twice its CPU time), and its wait plus its CPU time is at most its wall time
+    (other load on that core moves time from running to waiting; CPU throttling by a cgroup counts as neither).
+    Reading schedstat's first field (time on the CPU) gives a wait equal to the CPU time and fails."""
     import subprocess
     import sys
 
@@ -128,8 +128,8 @@ def test_run_queue_wait_is_the_time_a_busy_thread_waits_for_its_core():
         pytest.skip("no /proc/thread-self/schedstat")
     out = subprocess.run([sys.executable, "-c", _WAIT_SCRIPT], capture_output=True, text=True, timeout=60, check=True)
     wait, cpu, wall = map(float, out.stdout.split())
-    assert wait / wall >= 0.5, (wait, cpu, wall)
-    assert abs(wait + cpu - wall) <= 0.15 * wall, (wait, cpu, wall)
+    assert wait / wall >= 0.3 and wait >= 1.5 * cpu, (wait, cpu, wall)  # about 2/3 and 2x; field 0 gives wait = cpu
+    assert wait + cpu <= 1.1 * wall, (wait, cpu, wall)  # CPU throttling (cgroups) is neither: it can only lower the sum
 
 
 def test_a_task_records_its_fits_cpu_seconds_and_start():
@@ -943,8 +943,8 @@ def test_the_equivalence_margin_is_bounded_by_the_winners_privacy_gap():
 
 
 def test_a_question_about_a_row_that_does_not_run_is_not_applicable():
-    """Issue 29's review: 6 of the 36 questions had no cell because a row does not run on the data set (Park's on the
-    binary sets, diffprivlib's on the multi-class ones) and read "inconclusive".  They are "not applicable" and left
+    """Issue 29's review: 4 of the 36 questions (and 2 of the 60 selection comparisons) had no cell because a row does
+    not run on the data set (Park's on the binary sets, diffprivlib's on the multi-class ones) and read "inconclusive".  They are "not applicable" and left
     out of the Bonferroni count."""
     runs = _runs({"chaudhuri-objective-logistic": [0.15, 0.16, 0.15, 0.16], "bassily-alg2": [0.2, 0.21, 0.2, 0.21]})
     q = A.claim_verdicts(runs, A.summarise(runs), pairs=[("bassily-alg2", "chaudhuri-objective-logistic", "q"),

@@ -600,7 +600,9 @@ def _versus(root: Path, summary: pd.DataFrame, like: str, weights: dict[tuple[in
     the paired per-seed differences of test error (rival minus ``top``, the runs at the rules' own constants) and the
     map's equivalence margin (:func:`~dpkernels.experiments.frontier_analysis.equivalence_margin` of ``top``'s error
     and the cell's best non-private reference), interpolated with the answer's weights (the standard errors in
-    quadrature; the fewest seeds give the degrees of freedom).  At a committed cell this is the map's own class.  No
+    quadrature, as if the cells' differences were independent: they share seeds, whose differences are nearly
+    uncorrelated between neighbouring cells of the committed grid, but not exactly; the fewest seeds give the degrees
+    of freedom).  At a committed cell this is the map's own class.  No
     interpolation-error term enters: it states what the committed seeds separate.  ``None`` when ``root`` holds no
     per-seed runs."""
     from dpkernels.experiments.frontier_analysis import _mean_se, equivalence_margin, paired_class
