@@ -58,3 +58,19 @@ def test_statement_files_cite_existing_errata_entries():
     assert len(cited) >= 20, sorted(cited)
     unknown = {e: f for e, f in cited.items() if e not in entries}
     assert not unknown, f"statements cite ERRATA entries that do not exist: {unknown}"
+
+
+def test_frontier_rows_named_in_the_statements_exist():
+    """The papers' statements files also name rows of the frontier's checks.csv (its tests of the papers' claims),
+    written with brace alternatives (`F-claim-park-ova-{satimage,shuttle}`), which the tests above skip: each name,
+    expanded, is a row of paper_figures/frontier/checks.csv (issue 28's review of this session's statements)."""
+    ids = set(pd.read_csv(REPO_ROOT / "paper_figures" / "frontier" / "checks.csv").id)
+    named = []
+    for path in sorted((REPO_ROOT / "docs" / "statements").glob("*.md")):
+        for token in re.findall(r"`(F-[A-Za-z0-9.{},-]+)`", path.read_text()):
+            head, _, rest = token.partition("{")
+            alts, _, tail = rest.partition("}")
+            named += [(path.name, f"{head}{a}{tail}") for a in alts.split(",")] if rest else [(path.name, token)]
+    assert named, "no frontier row is named in docs/statements"
+    unknown = [(f, n) for f, n in named if n not in ids]
+    assert not unknown, f"frontier rows named in docs/statements that checks.csv lacks: {unknown}"
