@@ -369,7 +369,8 @@ selection.pivot_table(index="a", columns="dataset", values="status", aggfunc="fi
 # equivalence test (TOST at 5% each side) within **10% of the winner's error, and at most a quarter of its gap to
 # the non-private reference** (floor 0.001; `margin`): equivalent mechanisms pay at most 1.25 times the winner's
 # price for privacy; those it beats
-# (`beaten`); and those the seeds cannot place (`undecided`); `detectable` is the smallest difference from the winner
+# (`beaten`: a one-sided paired test at 5% divided by the number of the cell's other contenders, since the winner is
+# picked on the same seeds and any of them could have been); and those the seeds cannot place (`undecided`); `detectable` is the smallest difference from the winner
 # that the cell's seeds detect with 80% power (the median over its comparisons).  The advice names the winner and the
 # equivalent mechanisms that also beat the majority class.  Rows that cannot be advice are set aside and listed with
 # their errors (`set_aside`): Park's Table 7.1 setting, tuned on these data (one protocol for every mechanism), and
@@ -453,9 +454,11 @@ headline
 # Each public rule reran with its constant times 0.1 and 10 in the ablation's cells, on the seeds every run of the
 # cell has (the scale-1 rows' other seeds left out, so every mean is over the same seeds).  Only a (mechanism, scale)
 # shown to beat the majority class can win, as in the map.  Per cell: the winner with every constant scaled alike,
-# the mechanisms that win under *some* combination of per-mechanism scales (`possible_winners`), whether the rule's
-# winner wins under every combination on the means (`robust`) and tested by paired tests over the seeds
-# (`robust_test`: holds, violated or inconclusive; empty where nothing is shown to learn at scale 1), and Kendall's
+# the mechanisms that win under *some* combination of per-mechanism scales (`possible_winners`); the rules' winner
+# (`winner`), chosen as the map chooses on the scale-1 rows' *other* seeds, so that the seeds it is tested on did
+# not pick it; whether it wins under every combination on the means (`robust`) and tested by paired tests over the
+# common seeds against every other (mechanism, scale), learning or not (`robust_test`: holds, violated or
+# inconclusive; empty where nothing is shown to learn at scale 1), and Kendall's
 # $\tau$ between the rankings at scale 1 and at 0.1 or 10.
 
 # %%

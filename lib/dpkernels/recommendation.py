@@ -162,7 +162,8 @@ class Recommendation:
                              f"separate them): {said['undecided']}.")
             if not said["equivalent"] and not said["undecided"]:
                 lines.append(f"{self.mechanism} is shown to beat every other qualifying contender that learns here "
-                             "(one-sided paired tests of the per-seed differences, interpolated between the cells).")
+                             "(one-sided paired tests of the per-seed differences, interpolated between the cells, "
+                             "at 5% over the number of the other contenders it was picked among).")
         return "\n".join([*lines, *self.notes])
 
 
@@ -559,7 +560,7 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
     top = alternatives.iloc[0]
     mech = MECHANISMS[top["mechanism"]]
     rivals = alternatives[alternatives["learns"] & (alternatives["mechanism"] != top["mechanism"])]["mechanism"]
-    versus = _versus(root, summary, like, weights, str(top["mechanism"]), list(rivals))
+    versus = _versus(root, summary, like, weights, str(top["mechanism"]), list(rivals), len(alternatives) - 1)
     alternatives["versus"] = alternatives["mechanism"].map(lambda m: (versus or {}).get(m, ""))
     tied = None if versus is None else {c: tuple(m for m in rivals if versus[m] == c) for c in ("equivalent", "undecided")}
     own = s[s["mechanism"] == top["mechanism"]]
@@ -592,7 +593,7 @@ def recommend(task: str, n: int, d: int, epsilon: float, delta: float, *, n_clas
 
 
 def _versus(root: Path, summary: pd.DataFrame, like: str, weights: dict[tuple[int, float], float], top: str,
-            rivals: list[str]) -> dict[str, str] | None:
+            rivals: list[str], contenders: int) -> dict[str, str] | None:
     """How each of ``rivals`` stands against ``top`` at the asked (n, epsilon), as the map
     (:func:`~dpkernels.experiments.frontier_analysis.recommendation_map`) classes a cell's contenders against its
     winner (:func:`~dpkernels.experiments.frontier_analysis.paired_class`: ``"equivalent"``, ``"beaten"`` or
@@ -602,7 +603,8 @@ def _versus(root: Path, summary: pd.DataFrame, like: str, weights: dict[tuple[in
     and the cell's best non-private reference), interpolated with the answer's weights (the standard errors in
     quadrature, as if the cells' differences were independent: they share seeds, whose differences are nearly
     uncorrelated between neighbouring cells of the committed grid, but not exactly; the fewest seeds give the degrees
-    of freedom).  At a committed cell this is the map's own class.  No
+    of freedom; "beaten" at alpha over ``contenders``, the number of other contenders ``top`` was picked among).  At a
+    committed cell this is the map's own class.  No
     interpolation-error term enters: it states what the committed seeds separate.  ``None`` when ``root`` holds no
     per-seed runs."""
     from dpkernels.experiments.frontier_analysis import _mean_se, equivalence_margin, paired_class
@@ -632,7 +634,7 @@ def _versus(root: Path, summary: pd.DataFrame, like: str, weights: dict[tuple[in
     for m in rivals:
         mean = sum(w * d for w, d, _, _ in parts[m])
         se = math.sqrt(sum((w * e) ** 2 for w, _, e, _ in parts[m]))
-        out[m] = paired_class(mean, se, min(k for _, _, _, k in parts[m]), margin)
+        out[m] = paired_class(mean, se, min(k for _, _, _, k in parts[m]), margin, rivals=contenders)
     return out
 
 

@@ -360,16 +360,24 @@ def equivalence_margin(winner_error: float, reference_error: float, rel_margin: 
     return min(rel, max(GAP_MARGIN * (float(winner_error) - float(reference_error)), MARGIN_FLOOR))
 
 
-def paired_class(mean: float, se: float, k: int, margin: float) -> str:
+def paired_class(mean: float, se: float, k: int, margin: float, rivals: int = 1) -> str:
     """How a contender stands against a cell's winner from the mean and standard error of their ``k`` paired per-seed
     differences of test error (contender minus winner): ``"equivalent"`` when the paired TOST within ``margin`` holds
     (:func:`dpkernels.verdicts.equivalence_verdict`), else ``"beaten"`` when the one-sided paired test says the winner
-    is better (:func:`dpkernels.verdicts.difference_verdict`), else ``"undecided"``; t with k - 1 degrees of freedom
-    (normal with fewer than two)."""
+    is better (:func:`dpkernels.verdicts.difference_verdict`) at level alpha / ``rivals``, else ``"undecided"``; t
+    with k - 1 degrees of freedom (normal with fewer than two).
+
+    The winner is picked on the same seeds (the lowest mean), which favours it.  ``rivals`` is the number of the
+    cell's other contenders, any of which could have been picked: if the contender were truly the best, the test
+    against whichever rival was picked rejects with probability at most the sum over the rivals of alpha / ``rivals``,
+    i.e. alpha (Bonferroni over the possible winners), so "beaten" keeps its level whatever the pick.  Equivalence needs
+    no correction: the pick biases the winner's mean downwards, which makes a contender harder to show within the
+    margin, not easier."""
     dof = k - 1 if k > 1 else None
     if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
         return "equivalent"
-    if verdicts.difference_verdict(mean, se, min_effect=margin, df=dof).status == "holds":
+    if verdicts.difference_verdict(mean, se, min_effect=margin, df=dof,
+                                   alpha=verdicts.ALPHA / max(int(rivals), 1)).status == "holds":
         return "beaten"
     return "undecided"
 
@@ -378,7 +386,8 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
     """Per (data set, n, epsilon), among the private contenders (:func:`set_aside`) whose runs stayed within the cell's
     budget (the others are listed in ``over_budget``): the winner, i.e. the lowest mean test error among those that
     beat the majority class (``best`` is empty where none does); the contenders equivalent to it (paired TOST within
-    :func:`equivalence_margin` with ``rel_margin``, the ``margin`` column), those it beats (one-sided paired test)
+    :func:`equivalence_margin` with ``rel_margin``, the ``margin`` column), those it beats (one-sided paired test,
+    Bonferroni over the cell's other contenders since the winner is picked on the same seeds: :func:`paired_class`)
     and the undecided rest, with the median over those comparisons of the smallest difference the seeds detect with
     80% power (``detectable``); the lowest mean error of any contender (``lowest``, for the record); the rows set
     aside that ran within budget, each with its mean error and whether it beats the majority class (``set_aside``,
@@ -413,7 +422,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
                 mean, se, k = _mean_se((errors[m] - errors[best["mechanism"]]).dropna())
                 mdes.append(_detectable(se, k - 1 if k > 1 else None))
                 {"equivalent": equivalent, "beaten": beaten, "undecided": undecided}[
-                    paired_class(mean, se, k, margin)].append(m)
+                    paired_class(mean, se, k, margin, rivals=len(g) - 1)].append(m)
         named = [best["mechanism"], *[m for m in equivalent if m in set(beating["mechanism"])]] if learns else []
         rows.append({
             "dataset": ds, "task": best["task"], "n_train": int(n), "epsilon": float(e),
@@ -484,9 +493,10 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     beats the majority class (:func:`claim_cells`) weighted alike, its standard error clustered by seed
     (:func:`stratified_difference`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
     with the reason, when no cell qualifies or when either mechanism never beats the majority class
-    (:func:`never_learns`: untestable).  ``pairs`` (a, b, question) runs the same statistics on our questions over
-    every data set where both rows run ("not applicable" elsewhere, left out of the Bonferroni count: diffprivlib's
-    row runs on the binary sets only, Park's on the multi-class ones)."""
+    (:func:`never_learns`: untestable), and "inconclusive", not tested and out of the Bonferroni count, where either
+    row does not run on the data set (a profile that leaves it out).  ``pairs`` (a, b, question) runs the same
+    statistics on our questions over every data set where both rows run ("not applicable" elsewhere, left out of the
+    Bonferroni count: diffprivlib's row runs on the binary sets only, Park's on the multi-class ones)."""
     items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
         [(f"Q-{a}-vs-{b}", a, b, ds, q) for a, b, q in pairs for ds in sorted(DATASETS)]
     ran = {ds: set(g["mechanism"]) for ds, g in summary.groupby("dataset")}
@@ -494,10 +504,12 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     alpha = verdicts.ALPHA / max(1, sum(not v for v in missing.values()))
     rows = []
     for i, (cid, a, b, ds, text) in enumerate(items):
-        if pairs is not None and missing[i]:  # a question about a row this data set does not run: no test
+        if missing[i]:  # about a row this data set does not run: no test, and out of the Bonferroni count
             rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": 0, "cell_list": "",
                          "n_seeds": 0, "mean_diff": math.nan, "se": math.nan, "alpha": math.nan,
-                         "status": "not applicable", "criterion": f"{' and '.join(missing[i])} does not run on {ds}",
+                         "status": "not applicable" if pairs is not None else "inconclusive",
+                         "criterion": f"not tested: {' and '.join(missing[i])} "
+                                      f"{'does' if len(missing[i]) == 1 else 'do'} not run on {ds}",
                          "power": math.nan})
             continue
         cells = claim_cells(summary, a, b, ds)
@@ -543,20 +555,27 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
     """How much the rule rows' ranking depends on the rules' constants, per (data set, n, epsilon) cell of the
     ablation grid: the contenders (:func:`set_aside`) of protocol "rule" with a constant, run at every scale of
     :data:`~dpkernels.experiments.frontier.SCALES`, on the seeds every one of those runs has (the scale-1 rows run
-    more seeds than the ablation's: only the common ones enter, so that every mean is over the same seeds).
+    more seeds than the ablation's: only the common ones enter a mean or a test, so that every mean is over the same
+    seeds).
 
     A (mechanism, scale) *learns* when the one-sided paired test over those seeds says it beats the majority class
-    (its runs' ``base_error``), as the map reads a cell; only one that learns can win (the map's rule).  Columns:
-    ``seeds``; the winner at each common scale (all constants times s; "" where none learns) and Kendall's tau between
-    the mean errors at scale 1 and at each other common scale; ``possible_winners``, the mechanisms that win under
-    *some* combination of per-mechanism scales (one that learns at some scale, below every other at a scale where that
-    other is worse or does not learn); ``robust``, on the means, whether the winner at scale 1 wins under every
-    combination (it learns at every scale and its worst mean is below every other's best where that other learns);
-    and ``robust_test``, the same claim tested: "holds" when every one-sided paired test of the winner at each of its
-    scales against every other (mechanism, scale) that learns shows the winner better (an intersection-union test, at
-    5% without a correction), "violated" when some other (mechanism, scale) that learns is shown better than the
-    winner at one of its scales (one-sided paired tests, Holm over the family at 5%), "inconclusive" otherwise, ""
-    where nothing learns at scale 1."""
+    (its runs' ``base_error``), as the map reads a cell.  Columns: ``seeds``; the winner at each common scale (all
+    constants times s, the lowest mean among those that learn, "" where none learns: descriptive) and Kendall's tau
+    between the mean errors at scale 1 and at each other common scale; ``possible_winners``, the mechanisms that win
+    under *some* combination of per-mechanism scales (one that learns at some scale, below every other at a scale where
+    that other is worse or does not learn).
+
+    The robustness claim is about the rules' winner, ``winner``: chosen as the map chooses (the lowest mean error among
+    the mechanisms shown to learn at scale 1) on the scale-1 rows' *other* seeds (``chosen_on`` "other seeds", their
+    count ``choice_seeds``), so that the seeds it is tested on did not pick it; where no other seeds ran it is chosen on
+    the tested seeds and ``chosen_on`` says "tested seeds".  ``robust``, on the means of the tested seeds: the winner
+    learns at every scale and its worst mean is below every other (mechanism, scale)'s mean.  ``robust_test``, the
+    same claim tested: "holds" when the winner learns at each of its scales and every one-sided paired test of the
+    winner at each of its scales against every other (mechanism, scale) -- whether or not that one learns, so that a
+    cell where nothing else learns is not a vacuous hold -- shows the winner better (an intersection-union test, at 5%
+    without a correction); "violated" when some other (mechanism, scale) that learns is shown better than the winner at
+    one of its scales (one-sided paired tests, Holm over the family at 5%); "inconclusive" otherwise; "" where no
+    mechanism is shown to learn at scale 1 on the seeds the winner is chosen on."""
     from scipy import stats
     from scipy.stats import kendalltau
 
@@ -565,13 +584,14 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
     d = df[df["mechanism"].isin(rule) & df["error"].notna()]
     rows = []
     for (ds, n, e), cell in d.groupby(["dataset", "n_train", "epsilon"], sort=True):
-        err = cell.pivot_table(index="seed", columns=["mechanism", "scale"], values="error", aggfunc="first")
-        mechs = [m for m in err.columns.get_level_values("mechanism").unique()
-                 if all((m, sc) in err.columns for sc in SCALES)]
-        err = err[[(m, sc) for m in mechs for sc in SCALES]].dropna()
+        every = cell.pivot_table(index="seed", columns=["mechanism", "scale"], values="error", aggfunc="first")
+        mechs = [m for m in every.columns.get_level_values("mechanism").unique()
+                 if all((m, sc) in every.columns for sc in SCALES)]
+        err = every[[(m, sc) for m in mechs for sc in SCALES]].dropna()
         if len(mechs) < 2 or len(err) < 2:
             continue
-        base = cell.groupby("seed")["base_error"].first().reindex(err.index)
+        seed_base = cell.groupby("seed")["base_error"].first()
+        base = seed_base.reindex(err.index)
 
         def shown(diff: pd.Series) -> tuple[bool, float]:  # one-sided paired test that diff > 0, and its p-value
             mean, se, k = _mean_se(diff)
@@ -589,15 +609,22 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
             at = g[sc].where(ok[sc])
             return str(at.idxmin()) if at.notna().any() else ""
 
-        w1 = winner(1.0)
+        choice = every[[(m, 1.0) for m in mechs]].drop(index=err.index).dropna()
+        chosen_on = "other seeds" if len(choice) >= 2 else "tested seeds"
+        if chosen_on == "tested seeds":
+            choice = err[[(m, 1.0) for m in mechs]]
+        choice_base = seed_base.reindex(choice.index)
+        at1 = choice.mean().where([shown(choice_base - choice[key])[0] for key in choice.columns])
+        w1 = str(at1.idxmin()[0]) if at1.notna().any() else ""
         row = {"dataset": ds, "n_train": int(n), "epsilon": float(e), "mechanisms": len(g), "seeds": len(err),
-               "possible_winners": ";".join(sorted(possible)), "n_possible": len(possible)}
+               "possible_winners": ";".join(sorted(possible)), "n_possible": len(possible), "winner": w1,
+               "chosen_on": chosen_on, "choice_seeds": len(choice)}
         if w1:
-            others = [(m, sc) for m in g.index if m != w1 for sc in SCALES if ok.loc[m, sc]]
-            row["robust"] = bool(ok.loc[w1].all() and g.loc[w1].max() < min((g.loc[k] for k in others), default=np.inf))
-            better = [shown(err[o] - err[(w1, sc)]) for sc in SCALES for o in others]
-            worse = [shown(err[(w1, sc)] - err[o])[1] for sc in SCALES for o in others]
-            row["robust_test"] = ("holds" if ok.loc[w1].all() and all(b for b, _ in better) else
+            others = [(m, sc) for m in g.index if m != w1 for sc in SCALES]
+            row["robust"] = bool(ok.loc[w1].all() and g.loc[w1].max() < min(g.loc[k] for k in others))
+            better = [shown(err[o] - err[(w1, sc)])[0] for sc in SCALES for o in others]
+            worse = [shown(err[(w1, sc)] - err[o])[1] for sc in SCALES for o in others if learns[o]]
+            row["robust_test"] = ("holds" if ok.loc[w1].all() and all(better) else
                                   "violated" if any(verdicts.holm(worse)) else "inconclusive")
         else:
             row["robust"], row["robust_test"] = False, ""

@@ -33,17 +33,34 @@ def short(name: str) -> str:
     return SHORT.get(name, name)
 
 
+#: The smallest RGB distance between a selected variant's colour (or Park's tuned row's) and its rule's.
+PARTNER_GAP = 0.35
+
+#: The order in which rows pick their colours: the rules' rows (the contenders of every frontier figure) first.
+_COLOUR_ORDER = ("rule", "paper", "reference", "selected")
+
+
 def palette() -> dict[str, tuple[float, float, float]]:
-    """One colour per mechanism, the same in every figure: husl's evenly spaced hues, one per row, assigned in a
-    stride through the registry's order so that rows next to each other there (a rule's row and its privately
-    selected variant, a paper's rows) get distant hues (in registry order, park-epc and park-epc-selected had
-    neighbouring, near-identical hues)."""
+    """One colour per mechanism, the same in every figure, as far apart as a greedy choice gets them: the candidates
+    are husl's 36 evenly spaced hues at four lightnesses; the rows, the rules' rows first (:data:`_COLOUR_ORDER`, then
+    the registry's order), each take the candidate farthest (in RGB) from every colour taken before it
+    (farthest-point sampling), a selected variant among those at least :data:`PARTNER_GAP` from its rule's.  One hue per row in registry order put neighbours there (a rule's row and its
+    privately selected variant, a paper's rows) on near-identical hues; a stride through the hues moved the
+    collisions to other pairs (dp-sgd and objective perturbation (Huber) 0.19 apart, park-epc and noisy-gd 0.09)."""
     import seaborn as sns
 
-    names = list(MECHANISMS)
-    hues = sns.color_palette("husl", len(names))  # one distinct hue per row (tab20 repeats beyond 20)
-    stride = next(k for k in range(len(names) // 3 + 1, len(names)) if math.gcd(k, len(names)) == 1)
-    return {m: tuple(hues[(i * stride) % len(names)]) for i, m in enumerate(names)}
+    names = sorted(MECHANISMS, key=lambda m: (_COLOUR_ORDER.index(MECHANISMS[m].protocol), list(MECHANISMS).index(m)))
+    cands = np.array([c for light in (0.3, 0.45, 0.6, 0.75) for c in sns.husl_palette(36, l=light, s=0.9)])
+    partner = {m: MECHANISMS[m].base or ("park-epc" if m == "park-table-7.1" else "") for m in names}
+    taken: dict[str, int] = {}
+    far = np.full(len(cands), np.inf)
+    for m in names:
+        score = far.copy()
+        if partner[m] in taken:  # a selected variant (or Park's tuned row) keeps away from its own rule's colour
+            score[np.linalg.norm(cands - cands[taken[partner[m]]], axis=1) < PARTNER_GAP] = -1.0
+        taken[m] = int(score.argmax())
+        far = np.minimum(far, np.linalg.norm(cands - cands[taken[m]], axis=1))
+    return {m: tuple(float(x) for x in cands[i]) for m, i in taken.items()}
 
 
 def plot_frontier(df: pd.DataFrame, dataset: str, protocols: tuple[str, ...] = ("rule", "paper")) -> "plt.Figure":
