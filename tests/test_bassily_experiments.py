@@ -120,3 +120,23 @@ def test_noiseless_counterpart_learns_the_margin_and_epsilon_record():
                           "error_nonprivate": [0.01] * 4 + [0.04] * 4})
     E.record_epsilon_free(checks, noisy)
     assert checks.rows[-1]["status"] == "inconclusive"
+
+
+def test_theorem_3_2_runs_are_independent_trials():
+    """Issue 28: theorem-3-2 pooled 15 runs with power 0.06; the full profile now pools 215 as one binomial count,
+    which needs independent trials.  The old seeds were not: the data seed random_state + 1000 seed + m gave
+    m = 2,000's seed 6 and m = 8,000's seed 0 the same stream, and the noise seed random_state + seed was shared by
+    every m.  Every run of the full profile's grid has its own data seed and its own noise seed, and a mapping gives
+    the runs per m."""
+    from dpkernels import profiles
+    from dpkernels.experiments.bassily2022.statements import trial_seeds
+
+    P = profiles.load("bassily2022", "full", None)
+    runs = [(m, s) for m in P["t32_ms"] for s in range(P["t32_seeds"][m])]
+    assert len(runs) >= 213  # verdicts.trials_for_power(0.05): power 0.8 to see twice beta
+    seeds = [trial_seeds(0, m, s) for m, s in runs]
+    assert len({d for d, _ in seeds}) == len({f for _, f in seeds}) == len(runs)
+    old = [(1000 * s + m, s) for m, s in runs]
+    assert len({d for d, _ in old}) < len(runs) and len({f for _, f in old}) < len(runs)  # the old seeds collide
+    out = E.theorem_3_2_experiment([500, 2000], {500: 2, 2000: 1}, d=50)
+    assert out.groupby("m").size().to_dict() == {500: 2, 2000: 1}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -241,16 +241,31 @@ def _margin_fit(data: MarginData, seed: int, **params) -> PrivateMarginClassifie
     return PrivateMarginClassifier(data_norm=data.r, random_state=seed, **params).fit(data.X, data.y)
 
 
-def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin: float = 0.5, epsilon: float = 1.0,
-                           delta: float = 1e-6, beta: float = 0.05, k_constant: float = 1.0, max_iter: int = 200,
-                           n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
+def trial_seeds(random_state: int, m: int, seed: int) -> tuple[int, int]:
+    """The data seed and the noise seed of one run of :func:`theorem_3_2_experiment`: two words of the
+    :class:`numpy.random.SeedSequence` of (``random_state``, m, seed), below 2**31.  (The old data seed
+    random_state + 1000 seed + m gave m = 2,000's seed 6 and m = 8,000's seed 0 the same stream, and the noise seed
+    random_state + seed was shared by every m.)"""
+    words = np.random.SeedSequence([random_state, m, seed]).generate_state(2) % 2**31
+    return int(words[0]), int(words[1])
+
+
+def theorem_3_2_experiment(ms: Sequence[int], seeds: int | Mapping[int, int], d: int = 1000, margin: float = 0.5,
+                           epsilon: float = 1.0, delta: float = 1e-6, beta: float = 0.05, k_constant: float = 1.0,
+                           max_iter: int = 200, n_jobs: int = 1, random_state: int = 0) -> pd.DataFrame:
     """Population error of Algorithm 2 (paper's k with ``k_constant``) on :func:`margin_data` with rho = margin, Lambda =
     1, r = 1: min_{B^d(1)} L-hat^rho_S = 0 (w = u), so Theorem 3.2's bound is its O~ term; we evaluate it with constant 1
-    and log factor sqrt(log(m / beta)) (our choice) and report the constant that each run would need."""
+    and log factor sqrt(log(m / beta)) (our choice) and report the constant that each run would need.
+
+    ``seeds``: runs per m, one number for every m or a mapping m -> runs.  Each run draws its data and its noise from
+    its own stream (:class:`numpy.random.SeedSequence` of (``random_state``, m, seed)), so that the runs are
+    independent trials of the theorem's failure event: no two runs share a data set or a noise draw."""
+    per_m = {int(m): int(seeds[m] if isinstance(seeds, Mapping) else seeds) for m in ms}
 
     def one(m: int, s: int) -> dict:
-        data = margin_data(m, d, margin, random_state=random_state + 1000 * s + m)
-        est = _margin_fit(data, random_state + s, epsilon=epsilon, delta=delta, rho=margin, weight_bound=1.0, beta=beta,
+        data_seed, fit_seed = trial_seeds(random_state, m, s)
+        data = margin_data(m, d, margin, random_state=data_seed)
+        est = _margin_fit(data, fit_seed, epsilon=epsilon, delta=delta, rho=margin, weight_bound=1.0, beta=beta,
                           k_constant=k_constant, max_iter=max_iter, keep_nonprivate=True)
         err = population_error(est.coef_, data)
         o_term = B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m)
@@ -264,7 +279,7 @@ def theorem_3_2_experiment(ms: Sequence[int], seeds: int, d: int = 1000, margin:
                 "bound": B.theorem_3_2_bound(0.0, 1.0, 1.0, margin, epsilon, m, log_factor=math.sqrt(math.log(m / beta))),
                 "implied_constant": err / o_term}
 
-    rows = Parallel(n_jobs=n_jobs)(delayed(one)(m, s) for m in ms for s in range(seeds))
+    rows = Parallel(n_jobs=n_jobs)(delayed(one)(m, s) for m in per_m for s in range(per_m[m]))
     return pd.DataFrame(rows)
 
 
