@@ -117,13 +117,18 @@ TOO_NOISY = "inconclusive (too noisy)"
 #: Prefix of the class of a difference that a hypothesis accepted by its own test accounts for (``consistent with C5``).
 CONSISTENT = "consistent with"
 #: What a hypothesis's own test concluded (the ``outcome`` of ``hypotheses.csv``, :func:`hypothesis_outcome`).
-HYPOTHESIS_OUTCOMES = ("accepted", "rejected", "not rejected, too little power", "not tested")
+HYPOTHESIS_OUTCOMES = ("accepted", "rejected", "not rejected, too little power", "not tested", "void")
 
 
-def hypothesis_outcome(accepted: bool, not_rejected: bool, tested: bool = True) -> str:
+def hypothesis_outcome(accepted: bool, not_rejected: bool, tested: bool = True, void: bool = False) -> str:
     """The outcome of a hypothesis's test (:data:`HYPOTHESIS_OUTCOMES`): ``accepted``; ``rejected`` (its test rejects
     it); ``not rejected, too little power`` (not rejected, but the test accepts too often without the hypothesis's
-    effect for its family's error control: not accepted, and no evidence against it either); ``not tested``."""
+    effect for its family's error control: not accepted, and no evidence against it either); ``not tested`` (no test
+    could run: e.g. one split, no standard error); ``void`` (the variant, as the data chose it, is our own reading, so
+    its test would compare our numbers with themselves: it bears on no number, and nothing of the hypothesis was
+    learned; a different variant of the same idea might not be void)."""
+    if void:
+        return "void"
     if not tested:
         return "not tested"
     if accepted and not not_rejected:

@@ -276,7 +276,7 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     its own smallest ``|z|``; Figures 4-5's private points of each loss under its grid are tested against the published
     ones by :func:`joint_mean_test` (replicates: permutations, the published number a mean of 5), false acceptance on
     published vectors simulated from the one-grid law.  When both losses keep the one grid the variant is ours:
-    void: ``not tested`` (its test would compare our numbers with themselves)."""
+    ``void`` (its test would compare our numbers with themselves)."""
     one = float(ranking.grid.iloc[0])
     own = {loss: float(ranking.loc[ranking[f"{loss}_z"].abs().idxmin(), "grid"]) for loss in ("logistic", "huber")}
     scope = "table=figure_4_5; method=output|objective"
@@ -284,7 +284,7 @@ def grid_per_loss_hypothesis(lc: pd.DataFrame, ranking: pd.DataFrame, n_family: 
     grids = ", ".join(f"{loss} 1e{g:g}" for loss, g in own.items())
     if all(np.isclose(g, one) for g in own.values()):
         return {**base, "test": "the grid rule per loss against the one-grid rule", "statistic": 1.0, "accepted": False,
-                "outcome": verdicts.hypothesis_outcome(False, False, tested=False),  # void: the variant is ours
+                "outcome": verdicts.hypothesis_outcome(False, False, void=True),  # the variant is ours
                 "detail": f"void: each loss's own grid is the one grid (1e{one:g}); the variant gives our numbers",
                 "power": 0.0, "false_acceptance": 1.0}
     priv = lc[lc.method != "non-private"]

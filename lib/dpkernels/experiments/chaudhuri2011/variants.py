@@ -588,12 +588,12 @@ def _matrix(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
 
 
 def _row(hid: str, dataset: str, test: str, p: float, accepted: bool, not_rejected: bool, detail: str, fa: float,
-         scope: str, tested: bool = True) -> dict[str, object]:
+         scope: str, void: bool = False) -> dict[str, object]:
     """A row of ``hypotheses.csv``: the decision (``accepted``; ``not_rejected``: the test did not reject it), the
-    row's own p-value ``p`` and false acceptance ``fa``; ``tested`` False for a void variant (its numbers are ours, so
-    its test says nothing of the hypothesis: ``not tested``)."""
+    row's own p-value ``p`` and false acceptance ``fa``; ``void`` for a variant whose numbers are ours (its test says
+    nothing of the hypothesis: outcome ``void``)."""
     return {"hypothesis": hid, "dataset": dataset, "test": test, "statistic": round(float(p), 4), "accepted": bool(accepted),
-            "outcome": verdicts.hypothesis_outcome(bool(accepted), bool(not_rejected), tested=tested),
+            "outcome": verdicts.hypothesis_outcome(bool(accepted), bool(not_rejected), void=void),
             "detail": detail, "scope": scope, "power": round(1 - fa, 4) if np.isfinite(fa) else math.nan,
             "false_acceptance": round(float(fa), 4) if np.isfinite(fa) else math.nan}
 
@@ -670,7 +670,7 @@ def variant_hypotheses(runs: pd.DataFrame, *, n_sim: int = 1000, random_state: i
                     raise ValueError(f"{hid}: the variant has cells ours lacks")
                 if hid in ("K-minmax", "K-lc-minmax") and np.array_equal(M, M0):
                     rows.append(_row(hid, dataset, "exact: the variant's numbers equal ours", 1.0, False, False,
-                                     "void: the variant gives our numbers exactly", 1.0, scope, tested=False))
+                                     "void: the variant gives our numbers exactly", 1.0, scope, void=True))
                     continue
                 n_published = PUBLISHED_N_RUNS["permutations" if hid in LC_VARIANTS else "folds"]
                 arms = [("variant", joint_mean_test(P, M, n_published=n_published, alternative=M0, paired=True,
