@@ -142,3 +142,25 @@ def test_committed_fair_table_is_within_budget_and_matches_its_checks():
         assert len(g) == 1
         assert checks.loc[f"fair-{ds}", "measured"] == pytest.approx(g.error.iloc[0], rel=1e-5)
         assert g.frontier_row.iloc[0] in checks.loc[f"fair-{ds}", "claim"]
+
+
+def test_accuracy_on_unseen_test_rows_leaves_out_the_repeated_ones(small_split):
+    """Issue 29 (KDDCup99's duplicates): the fair protocol keeps Yu et al.'s split, whose test rows can repeat training
+    rows; ``accuracy_unseen`` is the accuracy on the others.  Here the first 100 test rows are copies of training
+    rows: they are marked seen, the share unseen is 100 / 200, and the accuracy on the unseen rows is the mean over
+    those rows alone (not the accuracy over all)."""
+    X_te = small_split.X_test.copy()
+    X_te[:100] = small_split.X_train[:100]
+    y_te = small_split.y_test.copy()
+    y_te[:100] = small_split.y_train[:100]
+    split = Split("adult", small_split.X_train, small_split.y_train, X_te, y_te)
+    unseen = F.unseen_test_rows(split)
+    assert not unseen[:100].any() and unseen[100:].all()
+    runs = F.fair_runs(split, ["noisy-gd"], n_runs=2, seed=1)
+    assert (runs["unseen_share"] == 0.5).all()
+    one = F._fit(split, "noisy-gd", 0, 1, 0.1, F.delta_for(split), unseen)
+    again = F._fit(Split("adult", split.X_train, split.y_train, X_te[100:], y_te[100:]), "noisy-gd", 0, 1, 0.1,
+                   F.delta_for(split), np.ones(100, dtype=bool))
+    assert one["accuracy_unseen"] == again["accuracy"]  # the same fit (same seed and training rows), unseen rows only
+    table = F.fair_table(runs)
+    assert table["accuracy_unseen"].iloc[0] == pytest.approx(100 * runs["accuracy_unseen"].mean())
