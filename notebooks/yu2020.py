@@ -294,8 +294,8 @@ fig.savefig(OUT / "table_2.png", dpi=120)
 # $\delta$ (`yu_delta` False): a labelled row beside it, not an explanation of any gap.  Its check is a target: its
 # mean test error at most that of Yu et al.'s published DP-GD accuracy.  Yu et al.'s split keeps test rows that repeat
 # a training row (KDDCup99's rows are drawn with replacement from a file most of whose rows have exact copies), so the
-# target does too; beside it, `accuracy_unseen` is the accuracy on the test rows that repeat no training row's
-# features (`unseen_share` of the test rows), the one a new record would see.
+# target does too; beside it, `accuracy_unseen` is the accuracy on the test rows that copy no training record (the
+# same raw record, label included; `unseen_share` of the test rows).
 
 # %%
 FP = P["fair"]

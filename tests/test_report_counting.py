@@ -233,6 +233,8 @@ def test_report_says_rejected_only_where_the_test_rejected(tmp_path):
     assert hypothesis_outcome(False, False) == "rejected" and hypothesis_outcome(True, True) == "accepted"
     assert hypothesis_outcome(False, False, tested=False) == "not tested"
     assert hypothesis_outcome(False, False, void=True) == "void"  # the variant is ours: not "not tested"
+    with pytest.raises(ValueError, match="void"):
+        hypothesis_outcome(True, True, void=True)
     with pytest.raises(ValueError, match="cannot be accepted"):
         hypothesis_outcome(True, False)
     c = Checks("demo")

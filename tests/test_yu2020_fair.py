@@ -164,3 +164,12 @@ def test_accuracy_on_unseen_test_rows_leaves_out_the_repeated_ones(small_split):
     assert one["accuracy_unseen"] == again["accuracy"]  # the same fit (same seed and training rows), unseen rows only
     table = F.fair_table(runs)
     assert table["accuracy_unseen"].iloc[0] == pytest.approx(100 * runs["accuracy_unseen"].mean())
+    assert table["se_unseen"].iloc[0] == pytest.approx(100 * runs["accuracy_unseen"].std(ddof=1) / np.sqrt(2))
+    # with the source records' keys, a copy is the same record, not the same features: the 100 copied rows now come
+    # from records of their own (keys 10,000 on), and rows 150-159 copy training records with other features
+    keys_tr = np.arange(1_000, dtype=np.uint64)
+    keys_te = np.arange(10_000, 10_200, dtype=np.uint64)
+    keys_te[150:160] = keys_tr[:10]
+    keyed = Split("adult", split.X_train, split.y_train, X_te, y_te, records_train=keys_tr, records_test=keys_te)
+    by_record = F.unseen_test_rows(keyed)
+    assert by_record.sum() == 190 and not by_record[150:160].any() and by_record[:100].all()

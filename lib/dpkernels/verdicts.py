@@ -128,6 +128,8 @@ def hypothesis_outcome(accepted: bool, not_rejected: bool, tested: bool = True, 
     its test would compare our numbers with themselves: it bears on no number, and nothing of the hypothesis was
     learned; a different variant of the same idea might not be void)."""
     if void:
+        if accepted:
+            raise ValueError("a void hypothesis (its variant is our reading) cannot be accepted")
         return "void"
     if not tested:
         return "not tested"

@@ -64,6 +64,7 @@ __all__ = [
     "cost_curves",
     "cost_slopes",
     "paired_class",
+    "beaten_alpha",
     "ablation",
     "selection_pairs",
     "within_budget",
@@ -202,13 +203,14 @@ def _mean_se(x: pd.Series | np.ndarray) -> tuple[float, float, int]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), n
 
 
-def _detectable(se: float, dof: int | None) -> float:
-    """The smallest paired difference a one-sided test at 5% detects with 80% power (t quantile with ``dof``)."""
+def _detectable(se: float, dof: int | None, alpha: float = verdicts.ALPHA) -> float:
+    """The smallest paired difference a one-sided test at ``alpha`` (default 5%) detects with 80% power (t quantile
+    with ``dof``)."""
     from scipy import stats
 
     if dof is None or not math.isfinite(se):
         return math.nan
-    return float((stats.t.ppf(1 - verdicts.ALPHA, dof) + stats.norm.ppf(verdicts.POWER_TARGET)) * se)
+    return float((stats.t.ppf(1 - alpha, dof) + stats.norm.ppf(verdicts.POWER_TARGET)) * se)
 
 
 def _beats(excess: pd.Series) -> verdicts.Outcome:
@@ -370,16 +372,23 @@ def paired_class(mean: float, se: float, k: int, margin: float, rivals: int = 1)
     The winner is picked on the same seeds (the lowest mean), which favours it.  ``rivals`` is the number of the
     cell's other contenders, any of which could have been picked: if the contender were truly the best, the test
     against whichever rival was picked rejects with probability at most the sum over the rivals of alpha / ``rivals``,
-    i.e. alpha (Bonferroni over the possible winners), so "beaten" keeps its level whatever the pick.  Equivalence needs
-    no correction: the pick biases the winner's mean downwards, which makes a contender harder to show within the
-    margin, not easier."""
+    i.e. alpha (Bonferroni over the possible winners, :func:`beaten_alpha`), so "beaten" keeps its level whatever the
+    pick.  Equivalence is not corrected: where the contender is truly no better than the winner, the pick pulls the
+    winner's mean down and makes equivalence harder to show, not easier; where the pick was wrong (the contender truly
+    better), it pulls their difference towards 0 and can make them look equivalent, which names the better one in
+    the advice all the same."""
     dof = k - 1 if k > 1 else None
     if verdicts.equivalence_verdict(mean, se, margin=margin, df=dof).status == "holds":
         return "equivalent"
-    if verdicts.difference_verdict(mean, se, min_effect=margin, df=dof,
-                                   alpha=verdicts.ALPHA / max(int(rivals), 1)).status == "holds":
+    if verdicts.difference_verdict(mean, se, min_effect=margin, df=dof, alpha=beaten_alpha(rivals)).status == "holds":
         return "beaten"
     return "undecided"
+
+
+def beaten_alpha(rivals: int) -> float:
+    """The level of :func:`paired_class`'s "beaten" test: 5% over the number of the other contenders the winner was
+    picked among (at least one)."""
+    return verdicts.ALPHA / max(int(rivals), 1)
 
 
 def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: float = REL_MARGIN) -> pd.DataFrame:
@@ -420,7 +429,7 @@ def recommendation_map(df: pd.DataFrame, summary: pd.DataFrame, rel_margin: floa
                     continue
                 errors = runs[(ds, n, e)]
                 mean, se, k = _mean_se((errors[m] - errors[best["mechanism"]]).dropna())
-                mdes.append(_detectable(se, k - 1 if k > 1 else None))
+                mdes.append(_detectable(se, k - 1 if k > 1 else None, beaten_alpha(len(g) - 1)))
                 {"equivalent": equivalent, "beaten": beaten, "undecided": undecided}[
                     paired_class(mean, se, k, margin, rivals=len(g) - 1)].append(m)
         named = [best["mechanism"], *[m for m in equivalent if m in set(beating["mechanism"])]] if learns else []
@@ -493,8 +502,8 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
     beats the majority class (:func:`claim_cells`) weighted alike, its standard error clustered by seed
     (:func:`stratified_difference`), one-sided at 0.05 / (number of tests) (Bonferroni); inconclusive,
     with the reason, when no cell qualifies or when either mechanism never beats the majority class
-    (:func:`never_learns`: untestable), and "inconclusive", not tested and out of the Bonferroni count, where either
-    row does not run on the data set (a profile that leaves it out).  ``pairs`` (a, b, question) runs the same
+    (:func:`never_learns`: untestable), and "skipped", with the reason, out of the Bonferroni count, where either row
+    does not run on the data set (a profile that leaves it out).  ``pairs`` (a, b, question) runs the same
     statistics on our questions over every data set where both rows run ("not applicable" elsewhere, left out of the
     Bonferroni count: diffprivlib's row runs on the binary sets only, Park's on the multi-class ones)."""
     items = [(c.id, c.a, c.b, ds, c.quote) for c in claims for ds in c.datasets] if pairs is None else \
@@ -507,7 +516,7 @@ def claim_verdicts(df: pd.DataFrame, summary: pd.DataFrame, claims: Sequence[Cla
         if missing[i]:  # about a row this data set does not run: no test, and out of the Bonferroni count
             rows.append({"id": f"{cid}-{ds}", "dataset": ds, "a": a, "b": b, "text": text, "cells": 0, "cell_list": "",
                          "n_seeds": 0, "mean_diff": math.nan, "se": math.nan, "alpha": math.nan,
-                         "status": "not applicable" if pairs is not None else "inconclusive",
+                         "status": "not applicable" if pairs is not None else "skipped",
                          "criterion": f"not tested: {' and '.join(missing[i])} "
                                       f"{'does' if len(missing[i]) == 1 else 'do'} not run on {ds}",
                          "power": math.nan})
@@ -568,14 +577,16 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
     The robustness claim is about the rules' winner, ``winner``: chosen as the map chooses (the lowest mean error among
     the mechanisms shown to learn at scale 1) on the scale-1 rows' *other* seeds (``chosen_on`` "other seeds", their
     count ``choice_seeds``), so that the seeds it is tested on did not pick it; where no other seeds ran it is chosen on
-    the tested seeds and ``chosen_on`` says "tested seeds".  ``robust``, on the means of the tested seeds: the winner
-    learns at every scale and its worst mean is below every other (mechanism, scale)'s mean.  ``robust_test``, the
-    same claim tested: "holds" when the winner learns at each of its scales and every one-sided paired test of the
-    winner at each of its scales against every other (mechanism, scale) -- whether or not that one learns, so that a
-    cell where nothing else learns is not a vacuous hold -- shows the winner better (an intersection-union test, at 5%
-    without a correction); "violated" when some other (mechanism, scale) that learns is shown better than the winner at
-    one of its scales (one-sided paired tests, Holm over the family at 5%); "inconclusive" otherwise; "" where no
-    mechanism is shown to learn at scale 1 on the seeds the winner is chosen on."""
+    the tested seeds and ``chosen_on`` says "tested seeds" (then its robustness is never "holds": the pick favours
+    it).  ``robust``, on the means of the tested seeds: the winner learns at every scale and its worst mean is below
+    every other (mechanism, scale)'s that learns (only those can win under the map's rule: it wins under every
+    combination).  ``robust_test``, the claim tested: "holds" when the winner learns at each of its scales and every
+    one-sided paired test of the winner at each of its scales against every other (mechanism, scale) -- whether or
+    not that one learns, so that a cell where nothing else learns is not a vacuous hold -- shows the winner better (an
+    intersection-union test, at 5% without a correction); "violated" when some other (mechanism, scale) that learns is
+    shown better than the winner at one of its scales (one-sided paired tests, Holm over the family at 5%);
+    "inconclusive" otherwise; "" where no mechanism is shown to learn at scale 1 on the seeds the winner is chosen
+    on."""
     from scipy import stats
     from scipy.stats import kendalltau
 
@@ -621,10 +632,12 @@ def ablation(df: pd.DataFrame) -> pd.DataFrame:
                "chosen_on": chosen_on, "choice_seeds": len(choice)}
         if w1:
             others = [(m, sc) for m in g.index if m != w1 for sc in SCALES]
-            row["robust"] = bool(ok.loc[w1].all() and g.loc[w1].max() < min(g.loc[k] for k in others))
+            rivals = [o for o in others if learns[o]]  # only these can win under the map's rule
+            row["robust"] = bool(ok.loc[w1].all() and g.loc[w1].max() < min((g.loc[o] for o in rivals), default=np.inf))
             better = [shown(err[o] - err[(w1, sc)])[0] for sc in SCALES for o in others]
-            worse = [shown(err[(w1, sc)] - err[o])[1] for sc in SCALES for o in others if learns[o]]
-            row["robust_test"] = ("holds" if ok.loc[w1].all() and all(better) else
+            worse = [shown(err[(w1, sc)] - err[o])[1] for sc in SCALES for o in rivals]
+            held = ok.loc[w1].all() and all(better)
+            row["robust_test"] = ("holds" if held and chosen_on == "other seeds" else
                                   "violated" if any(verdicts.holm(worse)) else "inconclusive")
         else:
             row["robust"], row["robust_test"] = False, ""

@@ -109,6 +109,10 @@ class Split:
     X_test: Array
     y_test: Array
     meta: dict[str, object] = field(default_factory=dict)
+    #: A key per test row naming its source record's content (a hash of the raw record, label included), and the
+    #: training rows' keys, where the split was built from raw records (:func:`~.fair.frontier_split`); else None.
+    records_train: NDArray[np.uint64] | None = field(default=None, repr=False)
+    records_test: NDArray[np.uint64] | None = field(default=None, repr=False)
 
     @property
     def n_train(self) -> int:
@@ -130,11 +134,14 @@ def _one_hot(columns: Sequence[NDArray]) -> Array:
     return np.hstack(blocks)
 
 
-def _split(name: str, X: Array, y: Array, order: NDArray[np.intp], meta: dict[str, object]) -> Split:
+def _split(name: str, X: Array, y: Array, order: NDArray[np.intp], meta: dict[str, object],
+           records: NDArray[np.uint64] | None = None) -> Split:
     X, y = X[order], y[order]
     m = int(X.shape[0] * TRAIN_FRACTION)
     meta = {**meta, "rows": int(X.shape[0]), "train": m, "test": int(X.shape[0] - m), "d": int(X.shape[1])}
-    return Split(name, X[:m], y[:m], X[m:], y[m:], meta)
+    keys = None if records is None else np.asarray(records)[order]
+    return Split(name, X[:m], y[:m], X[m:], y[m:], meta, None if keys is None else keys[:m],
+                 None if keys is None else keys[m:])
 
 
 def iyengar_adult_records() -> NDArray[np.object_]:
