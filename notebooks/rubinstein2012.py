@@ -336,6 +336,15 @@ save(fig, "lemma_17_function_distance")
 print(checks.at_most("Lemma 17", "max over draws of ||f* - g*||_inf / (eps' Lambda + 2 sqrt((C L + Lambda/2) Lambda eps'))",
                      kind="measured", bound=1.0, measured=float(l17.ratio.max()),
                      detail=f"{len(l17)} draws, d-hat in {sorted(set(l17.d_hat))}; median ratio {l17.ratio.median():.3g}"))
+# Lemma 17 as stated (the tolerance min{1, eps^2 / (2^2 H^2)} implies ||f* - g*|| <= eps/2): the proof's last paragraph
+# of algebra, checked as a calculator over a grid (the first printed tolerance, min{1, eps^2 / (1 + eps^2)}, fails it)
+grid17 = [(e, lam, c, L) for e in np.geomspace(1e-3, 10, 25) for lam in np.geomspace(1e-4, 10, 15)
+          for c in np.geomspace(0.01, 100, 9) for L in (0.5, 1.0, 2.0)]
+slack17 = np.array([R.lemma_17_stated_slack(*g) for g in grid17])
+print(checks.at_most("Lemma 17", "as stated: the proof's bound at the stated tolerance eps', over eps/2; max over a grid "
+                     "of (eps, Lambda, C, L)", kind="analytic", bound=1.0, measured=float(slack17.max()), rtol=1e-9,
+                     detail=f"{len(grid17)} points, eps 1e-3..10, Lambda 1e-4..10, C 0.01..100, L 0.5..2; equality where "
+                     "eps = 2 (Lambda + 2 sqrt((CL + Lambda/2) Lambda)) (round-off allowance 1e-9)", id="lemma-17-stated"))
 
 # %% [markdown]
 # ### Corollary 15 and Theorem 13: utility of PrivateSVM

@@ -333,3 +333,15 @@ def test_auto_regulariser_is_one_over_sqrt_n():
     assert m.alpha_ == pytest.approx(1.0 / math.sqrt(len(y)))
     assert any("C = sqrt(n)" in s and "chosen without the data" in s for s in m.guarantee_.assumptions)
     assert PrivateSVMFinite(epsilon=1.0, alpha=0.3, data_norm=1.0, random_state=0).fit(X, y).alpha_ == 0.3
+
+
+def test_lemma_17_as_stated_follows_from_its_proofs_bound():
+    """Lemma 17's stated tolerance min{1, eps^2 / (2^2 H^2)} makes the proof's bound at most eps/2 (equality at
+    eps = 2H); the first printed tolerance, min{1, eps^2 / (1 + eps^2)}, does not (the row `lemma-17-stated`)."""
+    grid = [(e, lam, c, L) for e in np.geomspace(1e-3, 10, 9) for lam in np.geomspace(1e-4, 10, 7)
+            for c in np.geomspace(0.01, 100, 5) for L in (0.5, 2.0)]
+    assert max(R.lemma_17_stated_slack(*g) for g in grid) <= 1.0 + 1e-9
+    H = 0.1 + 2 * np.sqrt((2.0 * 1.0 + 0.05) * 0.1)
+    assert R.lemma_17_stated_slack(2 * H, 0.1, 2.0, 1.0) == pytest.approx(1.0)
+    first = lambda e, lam, c, L: min(1.0, e**2 / (1 + e**2))  # noqa: E731
+    assert max(R.lemma_17_stated_slack(*g, tolerance=first) for g in grid) > 10

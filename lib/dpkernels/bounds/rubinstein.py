@@ -13,6 +13,7 @@ statement differs; ``ERRATA.md`` records each difference with the command that s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "lemma_16_distance",
     "lemma_17_kernel_tolerance",
     "lemma_17_sup_distance",
+    "lemma_17_stated_slack",
     "lemma_18_d_hat",
     "lemma_18_failure_probability",
     "corollary_19_beta_upper",
@@ -182,6 +184,17 @@ def lemma_17_kernel_tolerance(eps: float, Lambda: float, C: float, L: float = 1.
 def lemma_17_sup_distance(eps_prime: float, Lambda: float, C: float, L: float = 1.0) -> float:
     """Proof of Lemma 17: on the event ||k - k-hat||_inf <= eps', ||f* - g*||_inf <= eps' Lambda + 2 sqrt((CL + Lambda/2) Lambda eps')."""
     return eps_prime * Lambda + 2.0 * math.sqrt((C * L + Lambda / 2.0) * Lambda * eps_prime)
+
+
+def lemma_17_stated_slack(eps: float, Lambda: float, C: float, L: float = 1.0,
+                           tolerance: Callable[[float, float, float, float], float] | None = None) -> float:
+    """Lemma 17 as stated, through its proof's bound: at the stated kernel tolerance eps' (:func:`lemma_17_kernel_tolerance`,
+    or ``tolerance(eps, Lambda, C, L)``), the proof's bound :func:`lemma_17_sup_distance` over the statement's eps/2.
+    At most 1 is what the proof's last paragraph of algebra claims: with H = Lambda + 2 sqrt((CL + Lambda/2) Lambda)
+    and eps' = eps^2 / (4 H^2) <= 1, the bound is eps^2 Lambda / (4 H^2) + eps (H - Lambda) / (2 H) <= eps/2 exactly
+    when eps <= 2H, which eps' <= 1 says; where the min takes 1 (eps > 2H) the bound is H < eps/2."""
+    eps_prime = (lemma_17_kernel_tolerance if tolerance is None else tolerance)(eps, Lambda, C, L)
+    return lemma_17_sup_distance(eps_prime, Lambda, C, L) / (eps / 2.0)
 
 
 def lemma_18_d_hat(eps: float, delta: float, d: int, sigma_p: float, diam: float) -> float:
