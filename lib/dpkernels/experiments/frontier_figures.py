@@ -43,8 +43,9 @@ def palette() -> dict[str, tuple[float, float, float]]:
     """One colour per mechanism, the same in every figure, as far apart as a greedy choice gets them: the candidates
     are husl's 36 evenly spaced hues at four lightnesses; the rows, the rules' rows first (:data:`_COLOUR_ORDER`, then
     the registry's order), each take the candidate farthest (in RGB) from every colour taken before it
-    (farthest-point sampling), a selected variant among those at least :data:`PARTNER_GAP` from its rule's.  One hue per row in registry order put neighbours there (a rule's row and its
-    privately selected variant, a paper's rows) on near-identical hues; a stride through the hues moved the
+    (farthest-point sampling), a selected variant among those at least :data:`PARTNER_GAP` from its rule's.  One hue
+    per row in registry order put neighbours there (a rule's row and its privately selected variant, a paper's rows)
+    on near-identical hues; a stride through the hues moved the
     collisions to other pairs (dp-sgd and objective perturbation (Huber) 0.19 apart, park-epc and noisy-gd 0.09)."""
     import seaborn as sns
 

@@ -47,11 +47,11 @@ from dpkernels import verdicts
 from dpkernels.report import Checks, Verdict
 
 from .protocol import (EPSILON, SPLIT_SEED, Split, _split, delta_for, iyengar_adult_labels, iyengar_adult_records,
-                       iyengar_kddcup99_labels, iyengar_kddcup99_rows)
+                       iyengar_kddcup99_labels, iyengar_kddcup99_rows, unseen_test_rows)
 from .readings import PUBLISHED_TABLE_2
 
-__all__ = ["FRONTIER_ROWS", "FAIR_PROTOCOLS", "frontier_split", "frontier_rows", "frontier_answer", "unseen_test_rows",
-           "fair_runs", "fair_table", "record_fair"]
+__all__ = ["FRONTIER_ROWS", "FAIR_PROTOCOLS", "frontier_split", "frontier_rows", "frontier_answer", "fair_runs",
+           "fair_table", "record_fair"]
 
 #: Table 2's methods -> the frontier's rows of the same estimator (their public rule; "-selected": private selection).
 FRONTIER_ROWS: dict[str, str] = {"DP-GD": "noisy-gd", "DP-SGD": "dp-sgd", "AMP": "amp", "Out-SGD": "output-sgd"}
@@ -115,24 +115,6 @@ def frontier_answer(dataset: str, n: int, d: int, epsilon: float = EPSILON, delt
     return rec.mechanism, at
 
 
-def unseen_test_rows(split: Split) -> np.ndarray:
-    """Which of ``split``'s test rows are copies of no training row's source record (issue 29: 74.5% of KDDCup99's 10
-    percent file's rows have an exact copy, and Iyengar et al. draw their rows with replacement, so many test rows are
-    training records).  A copy is the same raw record, label included (``split.records_*``: :func:`frontier_split`
-    keeps a hash of each raw record), not merely the same features under the public map, which is coarser (on Adult
-    it drops fnlwgt and caps columns: 22% of test rows share a training row's features, 0.1% its record); a split
-    built without records (a synthetic one) compares its features and labels.  Yu et al.'s split keeps the copies, so
-    the published comparison does; the accuracy on the others is ``accuracy_unseen`` of :func:`fair_runs`.  This is
-    evaluation metadata of the published split (as is every test accuracy here), outside any fit's guarantee."""
-    if split.records_train is not None and split.records_test is not None:
-        seen = set(np.asarray(split.records_train).tolist())
-        return np.array([k not in seen for k in np.asarray(split.records_test).tolist()], dtype=bool)
-    rows = np.ascontiguousarray(np.column_stack([split.X_train, split.y_train]))
-    seen = {r.tobytes() for r in rows}
-    test = np.ascontiguousarray(np.column_stack([split.X_test, split.y_test]))
-    return np.array([r.tobytes() not in seen for r in test], dtype=bool)
-
-
 def _fit(split: Split, row: str, run: int, seed: int, epsilon: float, delta: float,
          unseen: np.ndarray) -> dict[str, object]:
     from dpkernels.experiments.frontier import MECHANISMS, stated, task_estimator
@@ -158,7 +140,8 @@ def fair_runs(split: Split, rows: Sequence[str], n_runs: int = 20, seed: int = 0
     """``n_runs`` fits of each frontier row (:func:`frontier_rows`) on ``split`` (:func:`frontier_split`: rows in the
     unit ball) at (``epsilon``, ``delta``; default Yu et al.'s 1 / n^2): one row per fit with its test accuracy, the
     (epsilon, delta) the fitted object states and the one it was asked for (``epsilon_asked``, ``delta_asked``), and
-    the accuracy on the test rows that copy no training record (``accuracy_unseen``, :func:`unseen_test_rows`)."""
+    the accuracy on the test rows that copy no training record (``accuracy_unseen``,
+    :func:`~.protocol.unseen_test_rows`)."""
     if not np.all(np.linalg.norm(split.X_train, axis=1) <= 1.0 + 1e-12):
         raise ValueError("the frontier's rows lie in the unit ball: map them with frontier_split")
     delta = delta_for(split) if delta is None else float(delta)
@@ -181,7 +164,7 @@ def fair_table(runs: pd.DataFrame, best: pd.DataFrame | None = None,
     :func:`~dpkernels.experiments.yu2020.protocol.best_points`, tuned on the test rows); ``recommended``: the row is
     the frontier's answer for its data set (``answers``, :func:`frontier_answer`); ``accuracy_unseen`` (%, with its
     ``se_unseen`` over the runs), the mean accuracy on the test rows that copy no training record
-    (:func:`unseen_test_rows`), and ``unseen_share``, their share of the test rows."""
+    (:func:`~.protocol.unseen_test_rows`), and ``unseen_share``, their share of the test rows."""
     answers = answers or {}
     tuned = {} if best is None else {(r.dataset, r.method): 100.0 * r.mean
                                      for r in best[best["calibration"] == "ours"].itertuples()}

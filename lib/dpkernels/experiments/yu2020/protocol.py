@@ -68,7 +68,8 @@ from dpkernels.solvers.smooth import Design
 
 __all__ = [
     "PAPER", "SPLIT_SEED", "TRAIN_FRACTION", "KDD_ROWS", "EPSILON", "N_RUNS", "ALPHA", "CLIP_NORM", "SAMPLING_RATE",
-    "GRIDS", "METHODS", "Split", "iyengar_adult", "iyengar_kddcup99", "load_split", "delta_for", "nonprivate_accuracy",
+    "GRIDS", "METHODS", "Split", "iyengar_adult", "iyengar_kddcup99", "unseen_test_rows",
+    "load_split", "delta_for", "nonprivate_accuracy",
     "grid_points", "run_point", "run_grid", "best_points", "protocol_configs", "config_grid", "run_task", "run_protocol",
 ]
 
@@ -177,6 +178,26 @@ def iyengar_adult(seed: int = SPLIT_SEED) -> Split:
                                          "seed": int(seed)})
 
 
+def unseen_test_rows(split: Split) -> np.ndarray:
+    """Which of ``split``'s test rows are copies of no training row's source record (issue 29: 74.5% of KDDCup99's 10
+    percent file's rows have an exact copy, and Iyengar et al. draw their rows with replacement, so many test rows are
+    training records).  Where the split keeps a hash of each raw record (``split.records_*``,
+    :func:`~.fair.frontier_split`), a copy is the same raw record, label included, not merely the same features under
+    the public map, which is coarser (on Adult it drops fnlwgt and caps columns: 22% of test rows share a training
+    row's features, 0.1% its record); a split built without records (Iyengar et al.'s own preparation, a synthetic
+    one) compares its features and labels (:func:`iyengar_kddcup99`'s ``test_rows_in_train``).  Yu et al.'s split
+    keeps the copies, so the published comparison does; the accuracy on the others is ``accuracy_unseen`` of
+    :func:`~.fair.fair_runs`.  This is evaluation metadata of the published split (as is every test accuracy here),
+    outside any fit's guarantee."""
+    if split.records_train is not None and split.records_test is not None:
+        seen = set(np.asarray(split.records_train).tolist())
+        return np.array([k not in seen for k in np.asarray(split.records_test).tolist()], dtype=bool)
+    rows = np.ascontiguousarray(np.column_stack([split.X_train, split.y_train]))
+    seen = {r.tobytes() for r in rows}
+    test = np.ascontiguousarray(np.column_stack([split.X_test, split.y_test]))
+    return np.array([r.tobytes() not in seen for r in test], dtype=bool)
+
+
 def iyengar_kddcup99(seed: int = SPLIT_SEED) -> Split:
     """KDDCup99 as Iyengar et al. prepared it: 70,000 rows drawn with replacement from the 10 percent file (module
     docstring), split 80/20 in their shuffled order (``seed``: another draw and shuffle, for hypothesis Y12).
@@ -188,8 +209,7 @@ def iyengar_kddcup99(seed: int = SPLIT_SEED) -> Split:
     y = iyengar_kddcup99_labels(df)
     split = _split("kddcup99", X, y, order, {"source": "kddcup.data_10_percent (UCI KDD archive)",
                                              "drawn_with_replacement": True, "numeric": len(numeric), "seed": int(seed)})
-    train = {r.tobytes() for r in np.column_stack([split.X_train, split.y_train])}
-    split.meta["test_rows_in_train"] = int(sum(r.tobytes() in train for r in np.column_stack([split.X_test, split.y_test])))
+    split.meta["test_rows_in_train"] = int((~unseen_test_rows(split)).sum())
     return split
 
 
